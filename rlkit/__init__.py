@@ -1,0 +1,47 @@
+"""rlkit: deep reinforcement learning in PyTorch and TensorFlow, the library behind the course.
+
+Importing rlkit imports neither torch nor TensorFlow: an algorithm imports its framework when asked to
+train or load with it.
+
+>>> import rlkit
+>>> result = rlkit.train("dqn", env="CartPole-v1", framework="torch", seed=0)   # doctest: +SKIP
+>>> rlkit.evaluate(result.agent, "CartPole-v1", episodes=20).mean()              # doctest: +SKIP
+"""
+
+__version__ = "0.1.0"
+
+from rlkit.api import ALGORITHMS, FRAMEWORKS, load, train  # noqa: E402
+from rlkit.buffers import ReplayBuffer  # noqa: E402
+from rlkit.contracts import Field, TensorContract  # noqa: E402
+from rlkit.envs import EnvRunner, make_env, make_vec_env, solve_threshold  # noqa: E402
+from rlkit.errors import CheckpointError, ContractError, RlkitError  # noqa: E402
+from rlkit.evaluate import evaluate  # noqa: E402
+from rlkit.logger import History, Logger  # noqa: E402
+from rlkit.result import TrainResult  # noqa: E402
+from rlkit.schedules import ConstantSchedule, ExponentialSchedule, LinearSchedule  # noqa: E402
+from rlkit.seeding import seed_everything  # noqa: E402
+
+__all__ = [
+    "ALGORITHMS",
+    "FRAMEWORKS",
+    "CheckpointError",
+    "ConstantSchedule",
+    "ContractError",
+    "EnvRunner",
+    "ExponentialSchedule",
+    "Field",
+    "History",
+    "LinearSchedule",
+    "Logger",
+    "ReplayBuffer",
+    "RlkitError",
+    "TensorContract",
+    "TrainResult",
+    "evaluate",
+    "load",
+    "make_env",
+    "make_vec_env",
+    "seed_everything",
+    "solve_threshold",
+    "train",
+]

@@ -1,0 +1,156 @@
+"""DQN's Q-network and update step in TensorFlow 2 / Keras 3.
+
+Mirrors ``torch.py`` line by line: the same functions in the same order with the same names, so the two
+can be read side by side. ``# differs:`` marks each place where the frameworks truly differ.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from rlkit.algos.dqn.config import DQNConfig, dqn_contract
+from rlkit.checkpoints import write_keras_checkpoint
+from rlkit.hardware import configure_tensorflow
+
+
+def build_q_network(obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...]) -> keras.Sequential:
+    """An MLP from an observation to one Q-value per action."""
+    layers: list = [keras.Input((obs_dim,))]
+    for width in hidden_sizes:
+        layers.append(keras.layers.Dense(width, activation="relu"))
+    layers.append(keras.layers.Dense(n_actions))
+    network = keras.Sequential(layers)
+    torch_like_init(network)
+    return network
+
+
+def torch_like_init(network: keras.Model) -> None:
+    """Re-draw every Dense kernel and bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)), torch.nn.Linear's default.
+
+    Keras starts from Glorot-uniform kernels and zero biases; matching torch makes both frameworks start
+    from the same distribution, so their learning curves are comparable.
+    """
+    for layer in network.layers:
+        bound = layer.kernel.shape[0] ** -0.5
+        layer.kernel.assign(keras.random.uniform(layer.kernel.shape, -bound, bound))
+        layer.bias.assign(keras.random.uniform(layer.bias.shape, -bound, bound))
+
+
+class DQNLearner:
+    """The online and target Q-networks, their optimizer, and one gradient step on a batch."""
+
+    framework = "tf"
+
+    def __init__(self, obs_dim: int, n_actions: int, config: DQNConfig, seed: int = 0) -> None:
+        configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
+        keras.utils.set_random_seed(seed)
+        self.config = config
+        self.contract = dqn_contract(obs_dim, n_actions)
+        self.q = build_q_network(obs_dim, n_actions, config.hidden_sizes)
+        self.target_q = build_q_network(obs_dim, n_actions, config.hidden_sizes)
+        self.target_q.trainable = False  # differs: torch sets requires_grad_(False) on the parameters
+        self.sync_target()
+        self.optimizer = keras.optimizers.Adam(learning_rate=config.learning_rate, epsilon=1e-8)
+        self.optimizer.build(self.q.trainable_variables)
+        self.gradient_steps = 0
+        spec = [
+            tf.TensorSpec((None, obs_dim), tf.float32),
+            tf.TensorSpec((None,), tf.int64),
+            tf.TensorSpec((None,), tf.float32),
+            tf.TensorSpec((None, obs_dim), tf.float32),
+            tf.TensorSpec((None,), tf.float32),
+        ]
+        # differs: torch runs the step eagerly; TF traces it once into a graph (fixed signature: no retracing)
+        self.train_step = tf.function(self.train_step, input_signature=spec, reduce_retracing=True)
+
+    def q_values(self, obs: np.ndarray) -> np.ndarray:
+        """Q-values of a batch of observations, through the framework (acting uses the numpy copy)."""
+        return self.q(np.asarray(obs, dtype=np.float32), training=False).numpy()
+
+    def update(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
+        """One gradient step on a batch that satisfies the DQN contract; returns loss and mean Q."""
+        self.contract.check(batch)
+        loss, q_mean = self.train_step(
+            batch["obs"],
+            batch["actions"].astype(np.int64, copy=False),
+            batch["rewards"],
+            batch["next_obs"],
+            batch["terminated"],
+        )
+        self.gradient_steps += 1
+        if self.config.target_update == "hard" and self.gradient_steps % self.config.target_update_every == 0:
+            self.sync_target()
+        return {"loss": float(loss), "q_mean": float(q_mean)}
+
+    def td_targets(self, rewards, next_obs, terminated):
+        """r + gamma * (1 - terminated) * Q_target(s', a'), with a' from the online net when ``double``."""
+        next_q_target = self.target_q(next_obs, training=False)
+        if self.config.double:
+            next_actions = tf.argmax(self.q(next_obs, training=False), axis=1)
+        else:
+            next_actions = tf.argmax(next_q_target, axis=1)
+        # batch_dims=1 picks one value per row and keeps shape (B,): a (B, 1) would broadcast (claim C08)
+        next_q = tf.gather(next_q_target, next_actions, batch_dims=1)
+        targets = rewards + self.config.gamma * (1.0 - terminated) * next_q
+        return tf.stop_gradient(targets)  # differs: torch computes this block under torch.no_grad()
+
+    def train_step(self, obs, actions, rewards, next_obs, terminated):
+        """Huber loss between Q(s, a) and the TD target; clipped Adam step; Polyak blend if configured."""
+        targets = self.td_targets(rewards, next_obs, terminated)
+        with tf.GradientTape() as tape:
+            q = tf.gather(self.q(obs, training=True), actions, batch_dims=1)
+            loss = tf.reduce_mean(huber(targets - q, self.config.huber_delta))
+        variables = self.q.trainable_variables
+        grads = tape.gradient(loss, variables)  # differs: torch calls loss.backward() and reads .grad
+        if self.config.max_grad_norm is not None:
+            grads, _ = tf.clip_by_global_norm(grads, self.config.max_grad_norm)
+        self.optimizer.apply_gradients(zip(grads, variables, strict=True))
+        if self.config.target_update == "polyak":
+            self.polyak_update(self.config.tau)
+        return loss, tf.reduce_mean(q)
+
+    def sync_target(self) -> None:
+        """Hard update: copy the online weights into the target's own variables (a copy, not an alias)."""
+        for target, online in zip(self.target_q.weights, self.q.weights, strict=True):
+            target.assign(online)
+
+    def polyak_update(self, tau: float) -> None:
+        """target <- target + tau * (online - target), in place (rebinding a name would change nothing)."""
+        for target, online in zip(self.target_q.weights, self.q.weights, strict=True):
+            target.assign(target + tau * (online - target))
+
+    def set_learning_rate(self, learning_rate: float) -> None:
+        self.optimizer.learning_rate.assign(learning_rate)
+
+    def get_weights(self) -> list[np.ndarray]:
+        """Online weights as ``[W0, b0, W1, b1, ...]`` with each ``W`` as (in, out), Keras' own layout."""
+        return [np.array(w) for w in self.q.get_weights()]
+
+    def set_weights(self, weights: list[np.ndarray]) -> None:
+        """Load weights in :meth:`get_weights` order into the online network, then sync the target."""
+        expected = len(self.q.weights)
+        if len(weights) != expected:
+            raise ValueError(f"expected {expected} arrays [W0, b0, ...], got {len(weights)}")
+        self.q.set_weights([np.asarray(w, dtype=np.float32) for w in weights])
+        self.sync_target()
+
+    def linear_layers(self) -> list[keras.layers.Dense]:
+        return [layer for layer in self.q.layers if isinstance(layer, keras.layers.Dense)]
+
+    def save(self, path: str | Path, meta: dict) -> None:
+        """A ``.keras`` archive or ``.weights.h5`` file with the online weights and rlkit's metadata."""
+        write_keras_checkpoint(path, meta, self.q)
+
+    def load(self, path: str | Path) -> None:
+        self.q.load_weights(str(path))
+        self.sync_target()
+
+
+def huber(x, delta: float):
+    """Elementwise Huber loss of a TD error. Written out because keras.losses.Huber reduces the last axis."""
+    abs_x = tf.abs(x)
+    return tf.where(abs_x <= delta, 0.5 * tf.square(x), delta * (abs_x - 0.5 * delta))

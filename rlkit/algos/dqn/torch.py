@@ -1,0 +1,139 @@
+"""DQN's Q-network and update step in PyTorch.
+
+``tf.py`` mirrors this file line by line: the same functions in the same order with the same names, so the
+two can be read side by side. ``# differs:`` marks each place where the frameworks truly differ.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from rlkit.algos.dqn.config import DQNConfig, dqn_contract
+from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
+from rlkit.hardware import configure_torch
+
+
+def build_q_network(obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...]) -> nn.Sequential:
+    """An MLP from an observation to one Q-value per action."""
+    layers: list[nn.Module] = []
+    for width in hidden_sizes:
+        layers += [nn.Linear(obs_dim, width), nn.ReLU()]
+        obs_dim = width
+    layers.append(nn.Linear(obs_dim, n_actions))
+    return nn.Sequential(*layers)
+
+
+class DQNLearner:
+    """The online and target Q-networks, their optimizer, and one gradient step on a batch."""
+
+    framework = "torch"
+
+    def __init__(self, obs_dim: int, n_actions: int, config: DQNConfig, seed: int = 0) -> None:
+        configure_torch()  # one CPU thread unless RLKIT_THREADS says otherwise
+        torch.manual_seed(seed)
+        self.config = config
+        self.contract = dqn_contract(obs_dim, n_actions)
+        self.q = build_q_network(obs_dim, n_actions, config.hidden_sizes)
+        self.target_q = build_q_network(obs_dim, n_actions, config.hidden_sizes)
+        self.target_q.requires_grad_(False)  # differs: TF marks this by never handing the target to a tape
+        self.sync_target()
+        self.optimizer = torch.optim.Adam(self.q.parameters(), lr=config.learning_rate, eps=1e-8)
+        self.gradient_steps = 0
+
+    def q_values(self, obs: np.ndarray) -> np.ndarray:
+        """Q-values of a batch of observations, through the framework (acting uses the numpy copy)."""
+        with torch.inference_mode():
+            return self.q(torch.as_tensor(obs, dtype=torch.float32)).numpy()
+
+    def update(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
+        """One gradient step on a batch that satisfies the DQN contract; returns loss and mean Q."""
+        self.contract.check(batch)
+        loss, q_mean = self.train_step(
+            torch.from_numpy(batch["obs"]),
+            torch.from_numpy(batch["actions"]).long(),
+            torch.from_numpy(batch["rewards"]),
+            torch.from_numpy(batch["next_obs"]),
+            torch.from_numpy(batch["terminated"]),
+        )
+        self.gradient_steps += 1
+        if self.config.target_update == "hard" and self.gradient_steps % self.config.target_update_every == 0:
+            self.sync_target()
+        return {"loss": loss.item(), "q_mean": q_mean.item()}
+
+    def td_targets(self, rewards, next_obs, terminated):
+        """r + gamma * (1 - terminated) * Q_target(s', a'), with a' from the online net when ``double``."""
+        with torch.no_grad():  # differs: TF computes the same values and wraps them in tf.stop_gradient
+            next_q_target = self.target_q(next_obs)
+            if self.config.double:
+                next_actions = self.q(next_obs).argmax(dim=1)
+            else:
+                next_actions = next_q_target.argmax(dim=1)
+            # gather + squeeze keeps shape (B,): a (B, 1) here would broadcast to (B, B) below (claim C08)
+            next_q = next_q_target.gather(1, next_actions[:, None]).squeeze(1)
+            return rewards + self.config.gamma * (1.0 - terminated) * next_q
+
+    def train_step(self, obs, actions, rewards, next_obs, terminated):
+        """Huber loss between Q(s, a) and the TD target; clipped Adam step; Polyak blend if configured."""
+        targets = self.td_targets(rewards, next_obs, terminated)
+        q = self.q(obs).gather(1, actions[:, None]).squeeze(1)
+        loss = F.huber_loss(q, targets, delta=self.config.huber_delta)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()  # differs: TF records the forward pass on a GradientTape and asks it for gradients
+        if self.config.max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(self.q.parameters(), self.config.max_grad_norm)
+        self.optimizer.step()
+        if self.config.target_update == "polyak":
+            self.polyak_update(self.config.tau)
+        return loss.detach(), q.detach().mean()
+
+    def sync_target(self) -> None:
+        """Hard update: copy the online weights into the target's own tensors (a copy, not an alias)."""
+        self.target_q.load_state_dict(self.q.state_dict())
+
+    def polyak_update(self, tau: float) -> None:
+        """target <- target + tau * (online - target), in place (rebinding a name would change nothing)."""
+        with torch.no_grad():
+            for target, online in zip(self.target_q.parameters(), self.q.parameters(), strict=True):
+                target.lerp_(online, tau)
+
+    def set_learning_rate(self, learning_rate: float) -> None:
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate
+
+    def get_weights(self) -> list[np.ndarray]:
+        """Online weights as ``[W0, b0, W1, b1, ...]`` with each ``W`` as (in, out), the Keras layout.
+
+        torch stores a Linear weight as (out, in), hence the transpose; this one order lets weights move
+        between torch, TensorFlow and the numpy forward pass.
+        """
+        weights = []
+        for layer in self.linear_layers():
+            weights += [layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy()]
+        return weights
+
+    def set_weights(self, weights: list[np.ndarray]) -> None:
+        """Load weights in :meth:`get_weights` order into the online network, then sync the target."""
+        layers = self.linear_layers()
+        if len(weights) != 2 * len(layers):
+            raise ValueError(f"expected {2 * len(layers)} arrays [W0, b0, ...], got {len(weights)}")
+        with torch.no_grad():
+            for layer, kernel, bias in zip(layers, weights[0::2], weights[1::2], strict=True):
+                layer.weight.copy_(torch.as_tensor(np.asarray(kernel, dtype=np.float32).T))
+                layer.bias.copy_(torch.as_tensor(np.asarray(bias, dtype=np.float32)))
+        self.sync_target()
+
+    def linear_layers(self) -> list[nn.Linear]:
+        return [layer for layer in self.q if isinstance(layer, nn.Linear)]
+
+    def save(self, path: str | Path, meta: dict) -> None:
+        """A ``.pt`` file with the online weights and rlkit's metadata (loads with ``weights_only=True``)."""
+        write_torch_checkpoint(path, meta, self.q.state_dict())
+
+    def load(self, path: str | Path) -> None:
+        self.q.load_state_dict(read_torch_checkpoint(path)[1])
+        self.sync_target()

@@ -1,0 +1,79 @@
+"""Replay memory: a preallocated numpy ring buffer.
+
+One array per field, allocated once at full capacity, written in place: no per-transition Python objects,
+no tensors in the buffer, and a sample is one fancy-indexing gather per field (claim C35 compares this
+layout with a deque of tensors). Batches come out as float32/int64 numpy arrays that already satisfy the
+algorithms' tensor contracts; the framework converts them once, inside its update step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlkit.errors import RlkitError
+
+
+class ReplayBuffer:
+    """Ring buffer of ``(obs, action, reward, next_obs, terminated)`` transitions.
+
+    ``terminated`` (not ``done``) is stored: a transition cut by a time limit is still bootstrapped from
+    ``next_obs``, so truncation never enters the buffer as a terminal (claim C10).
+    """
+
+    def __init__(
+        self,
+        capacity: int,
+        obs_shape: tuple[int, ...],
+        action_shape: tuple[int, ...] = (),
+        action_dtype: type | np.dtype = np.int64,
+        obs_dtype: type | np.dtype = np.float32,
+        seed: int | None = None,
+    ) -> None:
+        if not isinstance(capacity, int | np.integer) or capacity < 1:
+            raise RlkitError(f"ReplayBuffer capacity must be a positive int, got {capacity!r}")
+        self.capacity = int(capacity)
+        self.obs = np.zeros((capacity, *obs_shape), dtype=obs_dtype)
+        self.next_obs = np.zeros((capacity, *obs_shape), dtype=obs_dtype)
+        self.actions = np.zeros((capacity, *action_shape), dtype=action_dtype)
+        self.rewards = np.zeros(capacity, dtype=np.float32)
+        self.terminated = np.zeros(capacity, dtype=np.float32)
+        self.rng = np.random.default_rng(seed)
+        self.position = 0  # next slot to write
+        self.size = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the arrays, in bytes."""
+        return sum(a.nbytes for a in (self.obs, self.next_obs, self.actions, self.rewards, self.terminated))
+
+    def add(self, obs, actions, rewards, next_obs, terminated) -> None:
+        """Store a batch of transitions (leading axis = transitions); wraps around when full."""
+        n = len(rewards)
+        if n == 0:
+            return
+        if n > self.capacity:
+            raise RlkitError(f"cannot add {n} transitions to a buffer of capacity {self.capacity}")
+        slots = (self.position + np.arange(n)) % self.capacity
+        self.obs[slots] = obs
+        self.actions[slots] = actions
+        self.rewards[slots] = rewards
+        self.next_obs[slots] = next_obs
+        self.terminated[slots] = terminated
+        self.position = int((self.position + n) % self.capacity)
+        self.size = min(self.size + n, self.capacity)
+
+    def sample(self, batch_size: int) -> dict[str, np.ndarray]:
+        """A uniform sample (with replacement) of ``batch_size`` stored transitions."""
+        if self.size == 0:
+            raise RlkitError("cannot sample from an empty ReplayBuffer: add transitions first")
+        idx = self.rng.integers(0, self.size, size=batch_size)
+        return {
+            "obs": self.obs[idx],
+            "actions": self.actions[idx],
+            "rewards": self.rewards[idx],
+            "next_obs": self.next_obs[idx],
+            "terminated": self.terminated[idx],
+        }

@@ -1,0 +1,98 @@
+"""Checkpoint files: the weights in each framework's own format, plus rlkit's metadata to rebuild the agent.
+
+* torch: a ``.pt`` dict ``{"rlkit": json, "state_dict": ...}`` of plain tensors and strings, so it loads
+  with ``torch.load(weights_only=True)`` (the default since torch 2.6, claim C37). No pickled classes.
+* Keras: a ``.keras`` archive (``model.save``) with an extra ``rlkit.json`` member, or a ``.weights.h5``
+  file (``model.save_weights``) with the metadata in an HDF5 attribute. Keras ignores both additions.
+
+The metadata names the algorithm, framework, environment, network sizes and config, so
+:func:`rlkit.load` can rebuild the right agent from the file alone. Every failure to read one becomes a
+:class:`CheckpointError` with the path and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+from rlkit.errors import CheckpointError
+
+TORCH_SUFFIXES = (".pt", ".pth")
+KERAS_SUFFIXES = (".keras", ".weights.h5")
+
+
+def checkpoint_framework(path: str | Path) -> str:
+    """``"torch"`` or ``"tf"`` from the file name; raises for other suffixes."""
+    name = str(path)
+    if name.endswith(TORCH_SUFFIXES):
+        return "torch"
+    if name.endswith(KERAS_SUFFIXES):
+        return "tf"
+    raise CheckpointError(
+        f"cannot tell the checkpoint format of '{name}': torch agents save to .pt, TensorFlow agents "
+        "to .keras or .weights.h5"
+    )
+
+
+def write_torch_checkpoint(path: str | Path, meta: dict, state_dict: dict) -> None:
+    import torch
+
+    _check_suffix(path, "torch")
+    torch.save({"rlkit": json.dumps(meta), "state_dict": state_dict}, str(path))
+
+
+def read_torch_checkpoint(path: str | Path) -> tuple[dict, dict]:
+    """``(meta, state_dict)`` of a ``.pt`` checkpoint, loaded with ``weights_only=True``."""
+    import torch
+
+    _check_exists(path)
+    try:
+        payload = torch.load(str(path), map_location="cpu", weights_only=True)
+        return json.loads(payload["rlkit"]), payload["state_dict"]
+    except Exception as exc:  # a corrupt file can fail in pickle, zipfile or json
+        raise CheckpointError(f"'{path}' is not a readable rlkit torch checkpoint: {exc}") from None
+
+
+def write_keras_checkpoint(path: str | Path, meta: dict, model) -> None:
+    _check_suffix(path, "tf")
+    name = str(path)
+    if name.endswith(".keras"):
+        model.save(name)
+        with zipfile.ZipFile(name, "a") as archive:
+            archive.writestr("rlkit.json", json.dumps(meta))
+    else:
+        import h5py
+
+        model.save_weights(name)
+        with h5py.File(name, "a") as file:
+            file.attrs["rlkit"] = json.dumps(meta)
+
+
+def read_meta(path: str | Path) -> dict:
+    """The metadata rlkit wrote into a checkpoint of any supported format."""
+    framework = checkpoint_framework(path)
+    _check_exists(path)
+    if framework == "torch":
+        return read_torch_checkpoint(path)[0]
+    try:
+        if str(path).endswith(".keras"):
+            with zipfile.ZipFile(path) as archive:
+                return json.loads(archive.read("rlkit.json"))
+        import h5py
+
+        with h5py.File(path, "r") as file:
+            return json.loads(file.attrs["rlkit"])
+    except Exception as exc:
+        raise CheckpointError(f"'{path}' is not a readable rlkit Keras checkpoint: {exc}") from None
+
+
+def _check_exists(path: str | Path) -> None:
+    if not Path(path).is_file():
+        raise CheckpointError(f"checkpoint '{path}' does not exist")
+
+
+def _check_suffix(path: str | Path, framework: str) -> None:
+    if checkpoint_framework(path) != framework:
+        wanted = ".pt" if framework == "torch" else ".keras or .weights.h5"
+        raise CheckpointError(f"a {framework} agent saves to {wanted}, not '{path}'")

@@ -1,0 +1,130 @@
+"""Hardware and software report, and the CPU thread settings rlkit applies to the frameworks.
+
+Threads matter more than anything else on a small CPU: measured on a 2-core machine, torch with its default
+of one intra-op thread per core slows down more than ten-fold as soon as another process uses a core (the
+threads wait for each other). Small reinforcement-learning networks gain nothing from intra-op parallelism,
+so rlkit sets torch and TensorFlow to one thread on CPU unless told otherwise: pass ``threads=`` or set
+``RLKIT_THREADS``.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from importlib import metadata
+
+PACKAGES = ("numpy", "gymnasium", "torch", "tensorflow-cpu", "tensorflow", "keras", "matplotlib")
+
+
+def default_threads() -> int:
+    """Threads for framework CPU ops: ``RLKIT_THREADS`` if set, else 1."""
+    value = os.environ.get("RLKIT_THREADS", "1")
+    try:
+        threads = int(value)
+    except ValueError:
+        raise ValueError(f"RLKIT_THREADS must be a positive int, got {value!r}") from None
+    if threads < 1:
+        raise ValueError(f"RLKIT_THREADS must be a positive int, got {value!r}")
+    return threads
+
+
+def configure_torch(threads: int | None = None) -> None:
+    """Set torch's intra-op threads (default :func:`default_threads`)."""
+    import torch
+
+    torch.set_num_threads(threads or default_threads())
+
+
+def configure_tensorflow(threads: int | None = None) -> None:
+    """Set TensorFlow's intra- and inter-op threads; only possible before TF runs its first op."""
+    import tensorflow as tf
+
+    threads = threads or default_threads()
+    try:
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)
+    except RuntimeError:
+        pass  # TF already started: its thread pools are fixed for this process
+
+
+def versions() -> dict[str, str | None]:
+    """Installed versions, read from package metadata: nothing is imported."""
+    found: dict[str, str | None] = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def report(probe_frameworks: bool = False) -> dict:
+    """Versions, devices, CUDA/cuDNN build versions and thread settings.
+
+    Framework details need the framework imported: by default only those already imported are asked
+    (cheap); ``probe_frameworks=True`` imports torch and TensorFlow (seconds, hundreds of MB).
+    """
+    info: dict = {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "versions": versions(),
+        "rlkit_threads": default_threads(),
+    }
+    if probe_frameworks or "torch" in sys.modules:
+        info["torch"] = _torch_report()
+    if probe_frameworks or "tensorflow" in sys.modules:
+        info["tensorflow"] = _tf_report()
+    return info
+
+
+def _torch_report() -> dict:
+    try:
+        import torch
+    except ImportError:
+        return {"installed": False}
+    cuda = torch.cuda.is_available()
+    return {
+        "installed": True,
+        "version": torch.__version__,
+        "cuda_available": cuda,
+        "cuda_build": torch.version.cuda,
+        "cudnn_build": torch.backends.cudnn.version() if cuda else None,
+        "devices": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if cuda else [],
+        "mps_available": bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()),
+        "intra_op_threads": torch.get_num_threads(),
+    }
+
+
+def _tf_report() -> dict:
+    try:
+        import tensorflow as tf
+    except ImportError:
+        return {"installed": False}
+    build = tf.sysconfig.get_build_info()
+    return {
+        "installed": True,
+        "version": tf.__version__,
+        "keras": tf.keras.__version__ if hasattr(tf.keras, "__version__") else None,
+        "cuda_build": build.get("cuda_version"),
+        "cudnn_build": build.get("cudnn_version"),
+        "devices": [d.name for d in tf.config.list_physical_devices()],
+        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
+    }
+
+
+def format_report(info: dict | None = None) -> str:
+    """The report as aligned text, for ``rlkit report`` and the setup chapter."""
+    info = info or report()
+    lines = [f"platform     {info['platform']} ({info['cpu_count']} CPUs)"]
+    for name, version in info["versions"].items():
+        lines.append(f"{name:<12} {version or 'not installed'}")
+    lines.append(f"threads      {info['rlkit_threads']} per framework on CPU (RLKIT_THREADS)")
+    for framework in ("torch", "tensorflow"):
+        details = info.get(framework)
+        if details and details.get("installed"):
+            cuda = details.get("cuda_build") or "none (CPU build)"
+            devices = ", ".join(details["devices"]) or "CPU only"
+            lines.append(f"{framework:<12} CUDA build {cuda}; devices: {devices}")
+    return "\n".join(lines)
