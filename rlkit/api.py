@@ -72,8 +72,14 @@ def train(
     if save is not None:
         _check_save_path(save, framework)
     result = package.train(
-        env, framework=framework, seed=seed, total_steps=total_steps, config=settings, logdir=logdir,
-        progress=progress, stop_when_solved=stop_when_solved,
+        env,
+        framework=framework,
+        seed=seed,
+        total_steps=total_steps,
+        config=settings,
+        logdir=logdir,
+        progress=progress,
+        stop_when_solved=stop_when_solved,
     )
     if save is not None:
         result.agent.save(save)

@@ -77,3 +77,12 @@ class ReplayBuffer:
             "next_obs": self.next_obs[idx],
             "terminated": self.terminated[idx],
         }
+
+    def sample_many(self, num_batches: int, batch_size: int) -> dict[str, np.ndarray]:
+        """``num_batches`` independent uniform batches stacked along a leading axis: (K, B, ...).
+
+        One gather for a whole burst of gradient steps. Drawing them up front is exact for uniform replay,
+        whose sampling distribution does not change while the network trains.
+        """
+        flat = self.sample(num_batches * batch_size)
+        return {name: values.reshape(num_batches, batch_size, *values.shape[1:]) for name, values in flat.items()}

@@ -83,8 +83,7 @@ class TensorContract:
         missing = [name for name in self.fields if name not in batch]
         if missing:
             raise ContractError(
-                f"batch is missing {missing}; {self.owner} expects fields {sorted(self.fields)}, "
-                f"got {sorted(batch)}"
+                f"batch is missing {missing}; {self.owner} expects fields {sorted(self.fields)}, got {sorted(batch)}"
             )
         bound = dict(self.bound)
         for name, spec in self.fields.items():
@@ -95,8 +94,7 @@ class TensorContract:
         expected = spec.describe(bound)
         if len(shape) != len(spec.shape) or not self._dims_match(spec.shape, shape, bound):
             raise ContractError(
-                f"batch['{name}'] has shape {shape}; {self.owner} expects {expected}"
-                f"{_shape_hint(spec.shape, shape)}"
+                f"batch['{name}'] has shape {shape}; {self.owner} expects {expected}{_shape_hint(spec.shape, shape)}"
             )
         dtype = dtype_name(value)
         if dtype not in spec.dtypes:

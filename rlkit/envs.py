@@ -51,9 +51,7 @@ def make_vec_env(env_id: str, num_envs: int = 1, seed: int | None = None, **kwar
     if not isinstance(num_envs, int) or num_envs < 1:
         raise RlkitError(f"num_envs must be a positive int, got {num_envs!r}")
     make_env(env_id).close()  # fail here, once, with a clear message for an unknown id
-    fns = [
-        (lambda i=i: make_env(env_id, None if seed is None else seed + i, **kwargs)) for i in range(num_envs)
-    ]
+    fns = [(lambda i=i: make_env(env_id, None if seed is None else seed + i, **kwargs)) for i in range(num_envs)]
     envs = gym.vector.SyncVectorEnv(fns)
     if seed is not None:
         envs.action_space.seed(seed)

@@ -24,3 +24,19 @@ def mlp_forward(weights: Sequence[np.ndarray], x: np.ndarray) -> np.ndarray:
         if i < last:
             np.maximum(x, 0.0, out=x)
     return x
+
+
+def init_mlp_weights(sizes: Sequence[int], seed: int) -> list[np.ndarray]:
+    """Initial weights ``[W0, b0, ...]`` for layer sizes ``[in, h1, ..., out]``, drawn in numpy.
+
+    Each weight and bias is drawn from U(-1/sqrt(fan_in), 1/sqrt(fan_in)), torch.nn.Linear's default.
+    Drawing them here rather than in a framework gives torch and TensorFlow the *same* initial network for
+    the same seed, so the two frameworks' runs can be compared curve against curve.
+    """
+    rng = np.random.default_rng(seed)
+    weights = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+        bound = 1.0 / np.sqrt(fan_in)
+        weights.append(rng.uniform(-bound, bound, size=(fan_in, fan_out)).astype(np.float32))
+        weights.append(rng.uniform(-bound, bound, size=fan_out).astype(np.float32))
+    return weights

@@ -56,14 +56,15 @@ class DQNAgent:
         return self.learner.framework
 
     def refresh(self) -> None:
-        """Copy the learner's current online weights into the numpy forward pass used for acting."""
+        """Copy the learner's current online weights into the numpy forward pass used for acting.
+
+        The training loop calls this after every burst of updates; call it yourself after updating
+        ``agent.learner`` directly.
+        """
         self._weights = self.learner.get_weights()
-        self._weights_at_step = self.learner.gradient_steps
 
     def q_values(self, obs: np.ndarray) -> np.ndarray:
-        """Q-values of a batch of observations, shape (batch, n_actions)."""
-        if self._weights_at_step != self.learner.gradient_steps:
-            self.refresh()
+        """Q-values of a batch of observations, shape (batch, n_actions), from the last :meth:`refresh`."""
         return mlp_forward(self._weights, obs)
 
     def act(self, obs: np.ndarray, deterministic: bool = True) -> np.ndarray | int:
@@ -148,9 +149,7 @@ def train(
     buffer = ReplayBuffer(config.buffer_size, (agent.obs_dim,), seed=seed)
     runner = EnvRunner(envs, seed=seed)
     epsilon = LinearSchedule(config.eps_start, config.eps_end, max(1, int(config.eps_fraction * total_steps)))
-    learning_rate = LinearSchedule(
-        config.learning_rate, config.learning_rate * config.final_lr_fraction, total_steps
-    )
+    learning_rate = LinearSchedule(config.learning_rate, config.learning_rate * config.final_lr_fraction, total_steps)
     threshold = solve_threshold(env_id)
     logger = Logger(total_steps, logdir, progress, description=f"dqn {framework} {env_id}")
     best_return, best_weights = -np.inf, None
@@ -162,8 +161,13 @@ def train(
         while step < total_steps:
             batch = runner.step(agent.explore(runner.obs, epsilon(step), rng))
             valid = batch.valid
-            buffer.add(batch.obs[valid], batch.actions[valid], batch.rewards[valid],
-                       batch.next_obs[valid], batch.terminated[valid])
+            buffer.add(
+                batch.obs[valid],
+                batch.actions[valid],
+                batch.rewards[valid],
+                batch.next_obs[valid],
+                batch.terminated[valid],
+            )
             step += config.num_envs
             returns, lengths = runner.pop_episodes()
             if len(returns):
@@ -172,11 +176,14 @@ def train(
             if step >= next_train:
                 next_train += config.train_every
                 learner.set_learning_rate(learning_rate(step))
-                metrics = [learner.update(buffer.sample(config.batch_size)) for _ in range(config.gradient_steps)]
+                metrics = learner.update_many(buffer.sample_many(config.gradient_steps, config.batch_size))
                 agent.refresh()
-                logger.log(step, loss=np.mean([m["loss"] for m in metrics]),
-                           q_mean=np.mean([m["q_mean"] for m in metrics]), epsilon=epsilon(step),
-                           steps_per_second=step / (time.perf_counter() - start))
+                logger.log(
+                    step,
+                    **metrics,
+                    epsilon=epsilon(step),
+                    steps_per_second=step / (time.perf_counter() - start),
+                )
 
             if step >= next_eval or step >= total_steps:
                 next_eval += config.eval_every
@@ -198,7 +205,15 @@ def train(
     if logdir is not None:
         logger.history.save(Path(logdir) / "history.json")
     return TrainResult(
-        agent=agent, history=logger.history, config=config, algo="dqn", env_id=env_id, framework=framework,
-        seed=seed, steps=step, wall_time=time.perf_counter() - start,
-        solved_at_step=solved_at_step, solved_at_time=solved_at_time,
+        agent=agent,
+        history=logger.history,
+        config=config,
+        algo="dqn",
+        env_id=env_id,
+        framework=framework,
+        seed=seed,
+        steps=step,
+        wall_time=time.perf_counter() - start,
+        solved_at_step=solved_at_step,
+        solved_at_time=solved_at_time,
     )

@@ -1,0 +1,43 @@
+# Two commands do all the set-up (see README.md):
+#   make book   create .venv, install everything, execute the chapters and build the HTML book
+#   make test   the full test suite (unit, equivalence, learning, notebooks, book build)
+# and `make lab` opens the chapters in JupyterLab.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+export TF_CPP_MIN_LOG_LEVEL ?= 2
+export PYTHONHASHSEED ?= 0
+
+.PHONY: venv book test lab lint student clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "rlkit needs Python >= 3.11, found " + sys.version.split()[0])'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[all]'
+	touch $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . -W
+	@echo
+	@echo "The book is built. Open it in a browser: file://$(CURDIR)/_build/html/index.html"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax tests notebooks
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/
+
+lint: $(STAMP)
+	$(BIN)/ruff check rlkit tests benchmarks
+	$(BIN)/ruff format --check rlkit tests benchmarks
+
+student: $(STAMP)
+	$(BIN)/python -m rlkit.classroom notebooks _build/student
+
+clean:
+	rm -rf _build .pytest_cache

@@ -1,0 +1,47 @@
+"""Benchmark: DQN on CartPole-v1 in both frameworks over several seeds.
+
+Reports, per run, the environment steps and wall seconds until a greedy evaluation first reached the solve
+threshold (475), and the training throughput. Training stops at that evaluation (``stop_when_solved``), so
+a run's wall time is its time to solve.
+
+    python benchmarks/dqn.py                       # torch and tf, seeds 0-4
+    python benchmarks/dqn.py --frameworks torch --seeds 0 1 2 --set learning_rate=5e-4
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from _common import run_table
+
+import rlkit
+from rlkit.cli import parse_settings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--env", default="CartPole-v1")
+    parser.add_argument("--frameworks", nargs="+", default=["torch", "tf"], choices=["torch", "tf"])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
+    parser.add_argument("--steps", type=int, default=50_000, help="budget per run (environment steps)")
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="DQN hyperparameters")
+    args = parser.parse_args()
+    overrides = parse_settings(args.set)
+    run_table(
+        lambda framework, seed: rlkit.train(
+            "dqn",
+            env=args.env,
+            framework=framework,
+            seed=seed,
+            total_steps=args.steps,
+            progress=False,
+            stop_when_solved=True,
+            **overrides,
+        ),
+        args.frameworks,
+        args.seeds,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""Saving and loading agents in every format: the loaded agent acts exactly like the saved one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rlkit
+from rlkit.algos.dqn import DQNConfig
+from rlkit.algos.dqn.agent import make_agent
+from rlkit.errors import CheckpointError
+
+
+@pytest.mark.parametrize(("framework", "suffix"), [("torch", ".pt"), ("tf", ".keras"), ("tf", ".weights.h5")])
+def test_round_trip_keeps_weights_config_and_actions(framework, suffix, tmp_path, rng):
+    pytest.importorskip("torch" if framework == "torch" else "tensorflow")
+    config = DQNConfig(hidden_sizes=(32, 16), gamma=0.95)
+    agent, envs = make_agent("CartPole-v1", framework, config, seed=3)
+    envs.close()
+    path = agent.save(tmp_path / f"agent{suffix}")
+    loaded = rlkit.load(path)
+    assert type(loaded) is type(agent) and loaded.framework == framework
+    assert loaded.config == config and loaded.env_id == "CartPole-v1"
+    for saved, restored in zip(agent.get_weights(), loaded.get_weights(), strict=True):
+        np.testing.assert_array_equal(saved, restored)
+    obs = rng.normal(size=(50, 4)).astype(np.float32)
+    np.testing.assert_array_equal(loaded.act(obs), agent.act(obs))
+
+
+def test_torch_checkpoints_load_with_weights_only(tmp_path):
+    torch = pytest.importorskip("torch")
+    agent, envs = make_agent("CartPole-v1", "torch", DQNConfig(hidden_sizes=(8,)), seed=0)
+    envs.close()
+    payload = torch.load(agent.save(tmp_path / "a.pt"), weights_only=True)
+    assert set(payload) == {"rlkit", "state_dict"}
+
+
+def test_missing_and_wrong_files_raise_checkpoint_errors(tmp_path):
+    with pytest.raises(CheckpointError, match="does not exist"):
+        rlkit.load(tmp_path / "nope.pt")
+    with pytest.raises(CheckpointError, match="cannot tell the checkpoint format"):
+        rlkit.load(tmp_path / "agent.bin")
+    (tmp_path / "bad.weights.h5").write_bytes(b"garbage")
+    with pytest.raises(CheckpointError, match="not a readable rlkit Keras checkpoint"):
+        rlkit.load(tmp_path / "bad.weights.h5")
+
+
+def test_save_suffix_must_match_the_framework(tmp_path):
+    agent, envs = make_agent("CartPole-v1", "torch", DQNConfig(hidden_sizes=(8,)), seed=0)
+    envs.close()
+    with pytest.raises(CheckpointError, match="a torch agent saves to .pt"):
+        agent.save(tmp_path / "agent.keras")

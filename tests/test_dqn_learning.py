@@ -1,0 +1,76 @@
+"""DQN learns: it solves CartPole-v1 in both frameworks, and the same seed gives the same run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rlkit
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_dqn_solves_cartpole(framework):
+    pytest.importorskip("torch" if framework == "torch" else "tensorflow")
+    result = rlkit.train(
+        "dqn",
+        env="CartPole-v1",
+        framework=framework,
+        seed=1,
+        total_steps=50_000,
+        stop_when_solved=True,
+        progress=False,
+    )
+    assert result.solved_at_step is not None, f"not solved in 50k steps: {result}"
+    returns = rlkit.evaluate(result.agent, "CartPole-v1", episodes=20, seed=2024)
+    assert returns.mean() >= 475, f"mean return {returns.mean():.1f} over 20 episodes"
+
+
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_same_seed_twice_gives_identical_runs(framework):
+    pytest.importorskip("torch" if framework == "torch" else "tensorflow")
+
+    def run():
+        result = rlkit.train(
+            "dqn",
+            env="CartPole-v1",
+            framework=framework,
+            seed=7,
+            total_steps=3_000,
+            progress=False,
+            learning_starts=500,
+            eval_every=1_500,
+            gradient_steps=32,
+        )
+        return result.history, rlkit.evaluate(result.agent, "CartPole-v1", episodes=5, seed=1)
+
+    (history_a, returns_a), (history_b, returns_b) = run(), run()
+    np.testing.assert_array_equal(returns_a, returns_b)
+    for metric in ("episode_return", "loss", "eval_return"):
+        np.testing.assert_array_equal(history_a.series(metric)[1], history_b.series(metric)[1])
+
+
+def test_training_records_the_metrics_it_promises():
+    result = rlkit.train(
+        "dqn",
+        env="CartPole-v1",
+        seed=0,
+        total_steps=2_000,
+        progress=False,
+        learning_starts=500,
+        eval_every=1_000,
+        gradient_steps=8,
+    )
+    assert result.steps == 2_000
+    for metric in ("episode_return", "episode_length", "loss", "q_mean", "epsilon", "eval_return"):
+        assert metric in result.history
+    assert len(result.history.series("eval_return")[0]) == 2
+
+
+def test_public_api_rejects_bad_arguments():
+    with pytest.raises(rlkit.RlkitError, match="unknown algorithm"):
+        rlkit.train("ppo2")
+    with pytest.raises(rlkit.RlkitError, match="seed"):
+        rlkit.train("dqn", seed=-1)
+    with pytest.raises(rlkit.RlkitError, match="batch_size"):
+        rlkit.train("dqn", batch_size=0)

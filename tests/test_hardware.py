@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from rlkit.hardware import default_threads, format_report, report
+
+
+def test_report_reads_versions_without_importing_frameworks():
+    code = (
+        "import sys; from rlkit.hardware import report; r = report(); "
+        "print(r['versions']['numpy'] is not None, 'torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "False"]
+
+
+def test_probed_report_names_devices_and_cuda_builds():
+    pytest.importorskip("torch")
+    info = report(probe_frameworks=True)
+    assert info["torch"]["installed"] and "cuda_build" in info["torch"]
+    text = format_report(info)
+    assert "torch" in text and "threads" in text
+
+
+def test_threads_default_to_one_and_follow_the_environment(monkeypatch):
+    monkeypatch.delenv("RLKIT_THREADS", raising=False)
+    assert default_threads() == 1
+    monkeypatch.setenv("RLKIT_THREADS", "2")
+    assert default_threads() == 2
+    monkeypatch.setenv("RLKIT_THREADS", "zero")
+    with pytest.raises(ValueError, match="RLKIT_THREADS"):
+        default_threads()
