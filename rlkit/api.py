@@ -54,7 +54,8 @@ def train(
 
     ``total_steps`` defaults to the budget the algorithm needs to solve ``env``; ``config`` overrides
     hyperparameters by name (see the algorithm's config class, e.g. ``rlkit.algos.dqn.DQNConfig``).
-    ``logdir`` receives TensorBoard event files and ``history.json``; ``save`` writes the final agent.
+    ``logdir`` receives TensorBoard event files, ``history.json`` and the returned agent; ``save`` writes
+    the returned agent to a path of your choice.
     ``stop_when_solved`` ends training at the first evaluation that reaches the solve threshold.
     Returns a :class:`~rlkit.result.TrainResult` with ``.agent`` and ``.history``.
     """

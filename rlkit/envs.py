@@ -75,6 +75,10 @@ def space_info(space: gym.Space) -> dict:
     raise RlkitError(f"rlkit supports Discrete and Box spaces, got {space}")
 
 
+_NO_RETURNS = np.zeros(0, dtype=np.float64)
+_NO_LENGTHS = np.zeros(0, dtype=np.int64)
+
+
 @dataclass
 class Transitions:
     """One vector step as arrays over sub-environments; ``valid`` is False for autoreset steps."""
@@ -126,6 +130,9 @@ class EnvRunner:
         return batch
 
     def pop_episodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Returns and lengths of the episodes completed since the last call (empty arrays if none)."""
+        if not self._done_returns:
+            return _NO_RETURNS, _NO_LENGTHS
         returns = np.asarray(self._done_returns, dtype=np.float64)
         lengths = np.asarray(self._done_lengths, dtype=np.int64)
         self._done_returns, self._done_lengths = [], []

@@ -20,7 +20,7 @@ def test_rewards_with_a_trailing_axis_name_the_field_shapes_and_fix(rng):
         dqn_contract(4, 2).check(batch)
     message = str(info.value)
     assert "batch['rewards'] has shape (64, 1)" in message
-    assert "expects (B,) float32" in message
+    assert "DQN expects (64,) float32" in message
     assert ".squeeze(-1)" in message
 
 

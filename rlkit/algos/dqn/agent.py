@@ -155,8 +155,7 @@ def train(
     best_return, best_weights = -np.inf, None
     solved_at_step = solved_at_time = None
     start = time.perf_counter()
-    step = next_train = next_eval = 0
-    next_train, next_eval = config.learning_starts, config.eval_every
+    step, next_train, next_eval = 0, config.learning_starts, config.eval_every
     try:
         while step < total_steps:
             batch = runner.step(agent.explore(runner.obs, epsilon(step), rng))
@@ -202,8 +201,9 @@ def train(
         runner.close()
     if config.keep_best and best_weights is not None and best_return > logger.history.last("eval_return"):
         agent.set_weights(best_weights)
-    if logdir is not None:
+    if logdir is not None:  # keep everything a run produced: metrics and the agent it returns
         logger.history.save(Path(logdir) / "history.json")
+        agent.save(Path(logdir) / ("agent.pt" if framework == "torch" else "agent.keras"))
     return TrainResult(
         agent=agent,
         history=logger.history,

@@ -70,14 +70,24 @@ class DQNLearner:
     def update_many(self, batches: dict[str, np.ndarray]) -> dict[str, float]:
         """K gradient steps, one per batch of ``batches`` (each field stacked as (K, B, ...)); mean metrics."""
         self.contract.check({name: values.reshape(-1, *values.shape[2:]) for name, values in batches.items()})
-        loss, q_mean = self.train_steps(
-            batches["obs"],
-            batches["actions"].astype(np.int64, copy=False),
-            batches["rewards"],
-            batches["next_obs"],
-            batches["terminated"],
-        )
+        loss, q_mean = self.train_steps(*self.tensors(batches))
         return {"loss": float(loss), "q_mean": float(q_mean)}
+
+    def gradients(self, batch: dict[str, np.ndarray]) -> list[np.ndarray]:
+        """The (clipped) gradients one batch would apply, in :meth:`get_weights` order; takes no step."""
+        self.contract.check(batch)
+        _, _, grads = self.compute_gradients(*self.tensors(batch))
+        return [np.array(grad) for grad in grads]
+
+    def tensors(self, batch: dict[str, np.ndarray]) -> tuple:
+        """The batch's fields as tensors, in the argument order of :meth:`train_step` (no copies)."""
+        return (
+            tf.convert_to_tensor(batch["obs"]),
+            tf.convert_to_tensor(batch["actions"].astype(np.int64, copy=False)),
+            tf.convert_to_tensor(batch["rewards"]),
+            tf.convert_to_tensor(batch["next_obs"]),
+            tf.convert_to_tensor(batch["terminated"]),
+        )
 
     def train_steps(self, obs, actions, rewards, next_obs, terminated):
         """Run :meth:`train_step` on each batch along the leading axis; return the mean loss and Q."""
@@ -100,20 +110,24 @@ class DQNLearner:
         targets = rewards + self.config.gamma * (1.0 - terminated) * next_q
         return tf.stop_gradient(targets)  # differs: torch computes this block under torch.no_grad()
 
-    def train_step(self, obs, actions, rewards, next_obs, terminated):
-        """Huber loss between Q(s, a) and the TD target, a clipped Adam step, then the target update."""
+    def compute_gradients(self, obs, actions, rewards, next_obs, terminated):
+        """Huber loss between Q(s, a) and the TD target, its mean Q, and its clipped gradients."""
         targets = self.td_targets(rewards, next_obs, terminated)
         with tf.GradientTape() as tape:
             q = tf.gather(self.q(obs, training=True), actions, batch_dims=1)
             loss = tf.reduce_mean(huber(targets - q, self.config.huber_delta))
-        variables = self.q.trainable_variables
-        grads = tape.gradient(loss, variables)  # differs: torch calls loss.backward() and reads .grad
+        grads = tape.gradient(loss, self.q.trainable_variables)  # differs: torch calls loss.backward()
         if self.config.max_grad_norm is not None:
             grads, _ = tf.clip_by_global_norm(grads, self.config.max_grad_norm)
-        self.optimizer.apply_gradients(zip(grads, variables, strict=True))
+        return loss, tf.reduce_mean(q), grads
+
+    def train_step(self, obs, actions, rewards, next_obs, terminated):
+        """One Adam step on the clipped gradients, then the target update."""
+        loss, q_mean, grads = self.compute_gradients(obs, actions, rewards, next_obs, terminated)
+        self.optimizer.apply_gradients(zip(grads, self.q.trainable_variables, strict=True))  # differs: see torch
         self.step_counter.assign_add(1)
         self.update_target()
-        return loss, tf.reduce_mean(q)
+        return loss, q_mean
 
     def update_target(self) -> None:
         """Polyak-blend after every step, or copy every ``target_update_every`` steps."""
@@ -146,9 +160,6 @@ class DQNLearner:
             raise ValueError(f"expected {expected} arrays [W0, b0, ...], got {len(weights)}")
         self.q.set_weights([np.asarray(w, dtype=np.float32) for w in weights])
         self.sync_target()
-
-    def linear_layers(self) -> list[keras.layers.Dense]:
-        return [layer for layer in self.q.layers if isinstance(layer, keras.layers.Dense)]
 
     def save(self, path: str | Path, meta: dict) -> None:
         """A ``.keras`` archive or ``.weights.h5`` file with the online weights and rlkit's metadata."""

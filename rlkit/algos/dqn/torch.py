@@ -59,14 +59,24 @@ class DQNLearner:
     def update_many(self, batches: dict[str, np.ndarray]) -> dict[str, float]:
         """K gradient steps, one per batch of ``batches`` (each field stacked as (K, B, ...)); mean metrics."""
         self.contract.check({name: values.reshape(-1, *values.shape[2:]) for name, values in batches.items()})
-        loss, q_mean = self.train_steps(
-            torch.from_numpy(batches["obs"]),
-            torch.from_numpy(batches["actions"]).long(),
-            torch.from_numpy(batches["rewards"]),
-            torch.from_numpy(batches["next_obs"]),
-            torch.from_numpy(batches["terminated"]),
-        )
+        loss, q_mean = self.train_steps(*self.tensors(batches))
         return {"loss": loss.item(), "q_mean": q_mean.item()}
+
+    def gradients(self, batch: dict[str, np.ndarray]) -> list[np.ndarray]:
+        """The (clipped) gradients one batch would apply, in :meth:`get_weights` order; takes no step."""
+        self.contract.check(batch)
+        _, _, grads = self.compute_gradients(*self.tensors(batch))
+        return [grad.numpy().T.copy() if grad.ndim == 2 else grad.numpy().copy() for grad in grads]
+
+    def tensors(self, batch: dict[str, np.ndarray]) -> tuple:
+        """The batch's fields as tensors, in the argument order of :meth:`train_step` (no copies)."""
+        return (
+            torch.from_numpy(batch["obs"]),
+            torch.from_numpy(batch["actions"]).long(),
+            torch.from_numpy(batch["rewards"]),
+            torch.from_numpy(batch["next_obs"]),
+            torch.from_numpy(batch["terminated"]),
+        )
 
     def train_steps(self, obs, actions, rewards, next_obs, terminated):
         """Run :meth:`train_step` on each batch along the leading axis; return the mean loss and Q."""
@@ -88,8 +98,8 @@ class DQNLearner:
             next_q = next_q_target.gather(1, next_actions[:, None]).squeeze(1)
             return rewards + self.config.gamma * (1.0 - terminated) * next_q
 
-    def train_step(self, obs, actions, rewards, next_obs, terminated):
-        """Huber loss between Q(s, a) and the TD target, a clipped Adam step, then the target update."""
+    def compute_gradients(self, obs, actions, rewards, next_obs, terminated):
+        """Huber loss between Q(s, a) and the TD target, its mean Q, and its clipped gradients."""
         targets = self.td_targets(rewards, next_obs, terminated)
         q = self.q(obs).gather(1, actions[:, None]).squeeze(1)
         loss = F.huber_loss(q, targets, delta=self.config.huber_delta)
@@ -97,10 +107,15 @@ class DQNLearner:
         loss.backward()  # differs: TF records the forward pass on a GradientTape and asks it for gradients
         if self.config.max_grad_norm is not None:
             nn.utils.clip_grad_norm_(self.q.parameters(), self.config.max_grad_norm, foreach=True)
-        self.optimizer.step()
+        return loss.detach(), q.detach().mean(), [p.grad for p in self.q.parameters()]
+
+    def train_step(self, obs, actions, rewards, next_obs, terminated):
+        """One Adam step on the clipped gradients, then the target update."""
+        loss, q_mean, _ = self.compute_gradients(obs, actions, rewards, next_obs, terminated)
+        self.optimizer.step()  # differs: the gradients wait in each parameter's .grad; Keras takes them as input
         self.gradient_steps += 1
         self.update_target()
-        return loss.detach(), q.detach().mean()
+        return loss, q_mean
 
     def update_target(self) -> None:
         """Polyak-blend after every step, or copy every ``target_update_every`` steps."""
@@ -146,6 +161,7 @@ class DQNLearner:
         self.sync_target()
 
     def linear_layers(self) -> list[nn.Linear]:
+        """The Linear layers of the online network (Keras' get_weights needs no such helper)."""
         return [layer for layer in self.q if isinstance(layer, nn.Linear)]
 
     def save(self, path: str | Path, meta: dict) -> None:
