@@ -20,6 +20,13 @@ def smooth(values: np.ndarray, window: int) -> np.ndarray:
     return (cumsum[end] - cumsum[start]) / (end - start)
 
 
+def format_steps(ax) -> None:
+    """Label the x axis in thousands of steps ("20k"), so long step counts never run into each other."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:g}k" if x else "0"))
+
+
 def plot_learning_curves(
     runs: Mapping[str, History],
     metric: str = "episode_return",
@@ -40,6 +47,7 @@ def plot_learning_curves(
         ax.axhline(threshold, color="grey", linestyle="--", linewidth=1, label=f"solved ({threshold:g})")
     ax.set_title(title)
     ax.set_xlabel("environment steps")
+    format_steps(ax)
     ax.set_ylabel(metric.replace("_", " ") + (f" (mean of {window})" if window > 1 else ""))
     ax.legend()
     ax.grid(alpha=0.3)
@@ -56,6 +64,7 @@ def plot_schedule(schedule, total_steps: int, label: str = "value", title: str =
     ax.plot(steps, schedule(steps), label=label)
     ax.set_title(title)
     ax.set_xlabel("environment steps")
+    format_steps(ax)
     ax.set_ylabel(label)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)

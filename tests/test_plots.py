@@ -5,6 +5,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 from rlkit.logger import History  # noqa: E402
 from rlkit.plots import plot_learning_curves, plot_schedule, smooth  # noqa: E402
@@ -28,4 +29,4 @@ def test_learning_curves_are_labelled():
 def test_schedule_plot_has_its_label():
     ax = plot_schedule(LinearSchedule(1.0, 0.1, 100), 200, label="epsilon")
     assert ax.get_ylabel() == "epsilon"
-    assert ax.lines[0].get_ydata()[-1] == np.float64(0.1)
+    assert ax.lines[0].get_ydata()[-1] == pytest.approx(0.1)
