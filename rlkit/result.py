@@ -28,10 +28,13 @@ class TrainResult:
     solved_at_step: int | None = None
     solved_at_time: float | None = None
 
-    def __repr__(self) -> str:
-        solved = f"solved at step {self.solved_at_step}" if self.solved_at_step else "not solved"
-        best = self.history.last("eval_return")
+    def __str__(self) -> str:
+        solved = (
+            f"solved at step {self.solved_at_step:,} ({self.solved_at_time:.1f} s)"
+            if self.solved_at_step is not None
+            else "not solved"
+        )
         return (
-            f"TrainResult({self.algo} on {self.env_id}, {self.framework}, seed {self.seed}: {self.steps} steps "
-            f"in {self.wall_time:.1f} s, {solved}, last eval return {best})"
+            f"{self.algo} {self.framework} on {self.env_id}, seed {self.seed}: {self.steps:,} steps in "
+            f"{self.wall_time:.1f} s, {solved}; last evaluation {self.history.last('eval_return')}"
         )

@@ -66,7 +66,7 @@ def test_train_save_eval_report_end_to_end(tmp_path):
         cwd=tmp_path,
     )
     assert trained.returncode == 0, trained.stderr
-    assert "TrainResult(dqn on CartPole-v1, torch, seed 0: 1500 steps" in trained.stdout
+    assert "dqn torch on CartPole-v1, seed 0: 1,500 steps" in trained.stdout
     assert (tmp_path / "agent.pt").is_file() and (tmp_path / "runs" / "history.json").is_file()
     assert (tmp_path / "runs" / "agent.pt").is_file()
     assert list((tmp_path / "runs").glob("events.out.tfevents.*"))
