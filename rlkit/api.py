@@ -14,7 +14,7 @@ from rlkit.errors import CheckpointError, RlkitError, did_you_mean
 from rlkit.result import TrainResult
 
 #: Algorithm name -> package holding ``agent.py`` (``train``, the agent class) and ``config.py``.
-ALGORITHMS = {"dqn": "rlkit.algos.dqn"}
+ALGORITHMS = {"dqn": "rlkit.algos.dqn", "ppo": "rlkit.algos.ppo", "a2c": "rlkit.algos.a2c"}
 FRAMEWORKS = {"torch": "torch", "tf": "tensorflow"}
 
 
@@ -67,7 +67,7 @@ def train(
         raise RlkitError(f"total_steps must be a positive int, got {total_steps!r}")
     config_class = next(getattr(package, n) for n in package.__all__ if n.endswith("Config"))
     try:
-        settings = config_class.from_overrides(**config)
+        settings = config_class.for_env(env, **config)
     except TypeError as exc:
         raise RlkitError(str(exc)) from None
     if save is not None:

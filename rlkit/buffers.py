@@ -86,3 +86,55 @@ class ReplayBuffer:
         """
         flat = self.sample(num_batches * batch_size)
         return {name: values.reshape(num_batches, batch_size, *values.shape[1:]) for name, values in flat.items()}
+
+
+class RolloutBuffer:
+    """One on-policy rollout: ``T`` steps of ``N`` environments, as (T, N, ...) arrays.
+
+    ``obs`` has one more row than the rest: the observation after the rollout, whose value bootstraps the
+    last step. ``valid`` marks real transitions (gymnasium's autoreset steps are False; see
+    :class:`rlkit.envs.EnvRunner`); :meth:`flatten` keeps only those.
+    """
+
+    def __init__(
+        self,
+        num_steps: int,
+        num_envs: int,
+        obs_shape: tuple[int, ...],
+        action_shape: tuple[int, ...] = (),
+        action_dtype: type | np.dtype = np.int64,
+    ) -> None:
+        if num_steps < 1 or num_envs < 1:
+            raise RlkitError(f"RolloutBuffer needs num_steps and num_envs >= 1, got {num_steps}, {num_envs}")
+        self.num_steps, self.num_envs = num_steps, num_envs
+        self.obs = np.zeros((num_steps + 1, num_envs, *obs_shape), dtype=np.float32)
+        self.actions = np.zeros((num_steps, num_envs, *action_shape), dtype=action_dtype)
+        self.rewards = np.zeros((num_steps, num_envs), dtype=np.float32)
+        self.terminated = np.zeros((num_steps, num_envs), dtype=np.float32)
+        self.dones = np.zeros((num_steps, num_envs), dtype=np.float32)
+        self.valid = np.zeros((num_steps, num_envs), dtype=bool)
+        self.step = 0
+
+    def add(self, obs, actions, rewards, terminated, truncated, valid) -> None:
+        """Store one vector step (each argument has the environments along its first axis)."""
+        if self.step >= self.num_steps:
+            raise RlkitError("RolloutBuffer is full: call reset() before the next rollout")
+        t = self.step
+        self.obs[t], self.actions[t], self.rewards[t] = obs, actions, rewards
+        self.terminated[t] = terminated
+        self.dones[t] = np.logical_or(terminated, truncated)
+        self.valid[t] = valid
+        self.step += 1
+
+    def finish(self, last_obs: np.ndarray) -> None:
+        """Record the observation after the last step (the bootstrap of the rollout's end)."""
+        self.obs[self.num_steps] = last_obs
+
+    def reset(self) -> None:
+        self.step = 0
+
+    def flatten(self, **per_step: np.ndarray) -> dict[str, np.ndarray]:
+        """Observations, actions and any other (T, N, ...) arrays given, flattened and filtered to valid steps."""
+        keep = self.valid.reshape(-1)
+        fields = {"obs": self.obs[:-1], "actions": self.actions, **per_step}
+        return {name: values.reshape(-1, *values.shape[2:])[keep] for name, values in fields.items()}

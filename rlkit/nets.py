@@ -15,14 +15,20 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def mlp_forward(weights: Sequence[np.ndarray], x: np.ndarray) -> np.ndarray:
-    """ReLU MLP with a linear output layer; ``weights`` is ``[W0, b0, W1, b1, ...]`` with ``W`` as (in, out)."""
+def mlp_forward(weights: Sequence[np.ndarray], x: np.ndarray, activation: str = "relu") -> np.ndarray:
+    """MLP with ``activation`` ("relu" or "tanh") between layers and a linear output layer.
+
+    ``weights`` is ``[W0, b0, W1, b1, ...]`` with each ``W`` as (in, out).
+    """
     x = np.asarray(x, dtype=np.float32)
     last = len(weights) - 2
     for i in range(0, len(weights), 2):
         x = x @ weights[i] + weights[i + 1]
         if i < last:
-            np.maximum(x, 0.0, out=x)
+            if activation == "relu":
+                np.maximum(x, 0.0, out=x)
+            else:
+                np.tanh(x, out=x)
     return x
 
 
@@ -39,4 +45,26 @@ def init_mlp_weights(sizes: Sequence[int], seed: int) -> list[np.ndarray]:
         bound = 1.0 / np.sqrt(fan_in)
         weights.append(rng.uniform(-bound, bound, size=(fan_in, fan_out)).astype(np.float32))
         weights.append(rng.uniform(-bound, bound, size=fan_out).astype(np.float32))
+    return weights
+
+
+def orthogonal_mlp_weights(
+    sizes: Sequence[int], seed: int, hidden_gain: float = np.sqrt(2), output_gain: float = 1.0
+) -> list[np.ndarray]:
+    """Orthogonal kernels (scaled by a gain) and zero biases, the initialisation policy-gradient methods use.
+
+    The small output gain of a policy head (0.01) starts the policy near uniform; drawing the matrices in
+    numpy gives torch and TensorFlow the same initial network for the same seed.
+    """
+    rng = np.random.default_rng(seed)
+    weights = []
+    layers = list(zip(sizes[:-1], sizes[1:], strict=True))
+    for index, (fan_in, fan_out) in enumerate(layers):
+        gain = output_gain if index == len(layers) - 1 else hidden_gain
+        matrix = rng.normal(size=(max(fan_in, fan_out), min(fan_in, fan_out)))
+        q, r = np.linalg.qr(matrix)
+        q *= np.sign(np.diag(r))  # make the decomposition unique, so the draw is uniform over rotations
+        kernel = q if fan_in >= fan_out else q.T
+        weights.append((gain * kernel).astype(np.float32))
+        weights.append(np.zeros(fan_out, dtype=np.float32))
     return weights

@@ -102,6 +102,11 @@ class DQNConfig:
                 raise RlkitError(f"DQN has no hyperparameter '{name}'.{did_you_mean(name, known)}")
         return cls(**overrides)
 
+    @classmethod
+    def for_env(cls, env_id: str, **overrides) -> DQNConfig:
+        """The defaults (the same for every environment so far), then the user's overrides."""
+        return cls.from_overrides(**overrides)
+
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 

@@ -13,6 +13,7 @@ import numpy as np
 import tensorflow as tf
 
 from rlkit.algos.dqn.config import DQNConfig, dqn_contract
+from rlkit.algos.keras_adam import TorchAdam
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.hardware import configure_tensorflow
 from rlkit.nets import init_mlp_weights
@@ -41,7 +42,8 @@ class DQNLearner:
         self.target_q = build_q_network(obs_dim, n_actions, config.hidden_sizes)
         self.target_q.trainable = False  # differs: torch sets requires_grad_(False) on the parameters
         self.set_weights(init_mlp_weights([obs_dim, *config.hidden_sizes, n_actions], seed))  # same as torch's
-        self.optimizer = keras.optimizers.Adam(learning_rate=config.learning_rate, epsilon=1e-8)
+        # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam uses torch's formula
+        self.optimizer = TorchAdam(learning_rate=config.learning_rate, epsilon=1e-8)
         self.optimizer.build(self.q.trainable_variables)
         self.step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)  # differs: torch uses a Python int
         spec = [

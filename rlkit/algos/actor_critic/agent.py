@@ -1,0 +1,241 @@
+"""The actor-critic agent and training loop, written once for A2C and PPO and both frameworks (numpy only).
+
+Per update: collect ``num_steps`` steps of ``num_envs`` environments, acting through a numpy copy of the
+actor; compute the rollout's values and old log-probabilities in one batched framework call each; compute
+GAE in numpy; then hand ``epochs`` shuffled passes of minibatch indices to the learner's ``update``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from rlkit import __version__
+from rlkit.advantages import compute_gae
+from rlkit.algos.actor_critic.config import ActorCriticConfig
+from rlkit.buffers import RolloutBuffer
+from rlkit.envs import EnvRunner, make_vec_env, solve_threshold, space_info
+from rlkit.evaluate import evaluate
+from rlkit.logger import Logger
+from rlkit.nets import mlp_forward
+from rlkit.normalize import ObservationNormalizer, RewardScaler
+from rlkit.result import TrainResult
+from rlkit.seeding import seed_everything
+
+
+class ActorCriticAgent:
+    """A stochastic policy (categorical or diagonal Gaussian) acting through numpy; subclassed per algorithm."""
+
+    algo = "actor-critic"
+    config_class = ActorCriticConfig
+    learner_modules: dict[str, str] = {}
+
+    def __init__(self, learner, env_id: str, obs_dim: int, action: dict, config: ActorCriticConfig) -> None:
+        self.learner, self.env_id, self.obs_dim, self.action, self.config = learner, env_id, obs_dim, action, config
+        self.discrete = action["discrete"]
+        self.obs_normalizer = ObservationNormalizer((obs_dim,), enabled=config.normalize_obs)
+        self.refresh()
+
+    @property
+    def framework(self) -> str:
+        return self.learner.framework
+
+    @classmethod
+    def learner_class(cls, framework: str):
+        """The algorithm's learner for ``"torch"`` or ``"tf"``, importing that framework now."""
+        return importlib.import_module(cls.learner_modules[framework]).Learner
+
+    def refresh(self) -> None:
+        """Copy the learner's actor weights (and log std) into the numpy forward pass used for acting."""
+        weights = self.learner.get_weights()
+        actor_arrays = 2 * (len(self.config.hidden_sizes) + 1)
+        self._actor = weights[:actor_arrays]
+        self._std = None if self.discrete else np.exp(weights[-1])
+
+    def policy_output(self, normalized_obs: np.ndarray) -> np.ndarray:
+        """Logits (discrete) or Gaussian means (continuous) for a batch of normalised observations."""
+        return mlp_forward(self._actor, normalized_obs, activation="tanh")
+
+    def sample(self, normalized_obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Raw policy samples: action indices, or unclipped Gaussian draws (what log-probabilities refer to)."""
+        out = self.policy_output(normalized_obs)
+        if self.discrete:  # Gumbel-max: argmax(logits + Gumbel noise) is a categorical sample
+            return (out - np.log(-np.log(rng.random(out.shape)))).argmax(axis=1)
+        return (out + self._std * rng.standard_normal(out.shape)).astype(np.float32)
+
+    def to_env(self, actions: np.ndarray) -> np.ndarray:
+        """What the environment receives: Gaussian samples clipped to the action bounds."""
+        if self.discrete:
+            return actions
+        return np.clip(actions, self.action["low"], self.action["high"])
+
+    def act(self, obs: np.ndarray, deterministic: bool = True, rng: np.random.Generator | None = None):
+        """Actions for a batch of raw observations (an action for a single one): the mode, or a sample."""
+        obs = np.asarray(obs, dtype=np.float32)
+        single = obs.ndim == 1
+        normalized = self.obs_normalizer(obs[None] if single else obs)
+        if deterministic:
+            out = self.policy_output(normalized)
+            actions = out.argmax(axis=1) if self.discrete else out
+        else:
+            actions = self.sample(normalized, rng or np.random.default_rng())
+        actions = self.to_env(actions)
+        return (int(actions[0]) if self.discrete else actions[0]) if single else actions
+
+    def get_weights(self) -> list[np.ndarray]:
+        return self.learner.get_weights()
+
+    def set_weights(self, weights: list[np.ndarray]) -> None:
+        self.learner.set_weights(weights)
+        self.refresh()
+
+    def save(self, path: str | Path) -> Path:
+        """Write the agent (weights, config, observation statistics) to ``path``."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        action = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.action.items()}
+        meta = {
+            "rlkit_version": __version__,
+            "algo": self.algo,
+            "framework": self.framework,
+            "env_id": self.env_id,
+            "obs_dim": self.obs_dim,
+            "action": action,
+            "config": self.config.to_dict(),
+            "obs_normalizer": self.obs_normalizer.stats.state(),
+        }
+        self.learner.save(path, meta)
+        return path
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path, meta: dict) -> ActorCriticAgent:
+        config = cls.config_class(**meta["config"])
+        action = {k: (np.asarray(v, dtype=np.float32) if isinstance(v, list) else v) for k, v in meta["action"].items()}
+        learner = cls.learner_class(meta["framework"])(meta["obs_dim"], action_dim(action), action["discrete"], config)
+        learner.load(path)
+        agent = cls(learner, meta["env_id"], meta["obs_dim"], action, config)
+        agent.obs_normalizer.stats.load_state(meta["obs_normalizer"])
+        return agent
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.framework}, {self.env_id}, hidden={self.config.hidden_sizes})"
+
+
+def action_dim(action: dict) -> int:
+    """Logits per observation (discrete) or action dimensions (continuous)."""
+    return int(action["n"]) if action["discrete"] else int(np.prod(action["shape"]))
+
+
+def make_agent(agent_class: type[ActorCriticAgent], env_id: str, framework: str, config, seed: int = 0):
+    """A fresh agent for ``env_id`` and the vector environment it trains on."""
+    envs = make_vec_env(env_id, config.num_envs, seed=seed)
+    action = space_info(envs.single_action_space)
+    obs_dim = int(np.prod(envs.single_observation_space.shape))
+    learner = agent_class.learner_class(framework)(obs_dim, action_dim(action), action["discrete"], config, seed)
+    return agent_class(learner, env_id, obs_dim, action, config), envs
+
+
+def minibatch_indices(size: int, num_minibatches: int, rng: np.random.Generator) -> np.ndarray:
+    """A shuffled permutation of ``range(size)`` cut into ``num_minibatches`` equal rows (remainder dropped)."""
+    per_batch = size // num_minibatches
+    return rng.permutation(size)[: per_batch * num_minibatches].reshape(num_minibatches, per_batch)
+
+
+def train(
+    agent_class: type[ActorCriticAgent],
+    env_id: str,
+    framework: str,
+    seed: int,
+    total_steps: int,
+    config,
+    logdir: str | Path | None = None,
+    progress: bool = True,
+    stop_when_solved: bool = False,
+) -> TrainResult:
+    """Train an actor-critic agent; see :func:`rlkit.train`."""
+    rng = seed_everything(seed)
+    agent, envs = make_agent(agent_class, env_id, framework, config, seed)
+    learner, normalize = agent.learner, agent.obs_normalizer
+    runner = EnvRunner(envs, seed=seed)
+    space = envs.single_action_space
+    buffer = RolloutBuffer(config.num_steps, config.num_envs, (agent.obs_dim,), space.shape, space.dtype)
+    scale_rewards = RewardScaler(config.num_envs, config.gamma, enabled=config.normalize_rewards)
+    rollout = config.num_steps * config.num_envs
+    num_updates = max(1, math.ceil(total_steps / rollout))
+    threshold = solve_threshold(env_id)
+    logger = Logger(num_updates * rollout, logdir, progress, description=f"{agent.algo} {framework} {env_id}")
+    best_return, best_state = -np.inf, None
+    solved_at_step = solved_at_time = None
+    start = time.perf_counter()
+    step, next_eval = 0, config.eval_every
+    try:
+        for update in range(num_updates):
+            remaining = 1.0 - update / num_updates
+            learner.set_learning_rate(config.learning_rate * (remaining if config.anneal_lr else 1.0))
+            clip_range = config.clip_range * (remaining if config.anneal_clip else 1.0)
+
+            buffer.reset()
+            for _ in range(config.num_steps):
+                obs = normalize(runner.obs, update=True)
+                actions = agent.sample(obs, rng)
+                batch = runner.step(agent.to_env(actions))
+                rewards = scale_rewards(batch.rewards, batch.terminated | batch.truncated)
+                buffer.add(obs, actions, rewards, batch.terminated, batch.truncated, batch.valid)
+                returns, lengths = runner.pop_episodes()
+                if len(returns):
+                    logger.log_episodes(step + config.num_envs, returns, lengths)
+                step += config.num_envs
+            buffer.finish(normalize(runner.obs))
+
+            obs_dim = agent.obs_dim
+            values = learner.values(buffer.obs.reshape(-1, obs_dim)).reshape(config.num_steps + 1, config.num_envs)
+            flat_actions = buffer.actions.reshape(rollout, *buffer.actions.shape[2:])
+            old_log_probs = learner.log_probs(buffer.obs[:-1].reshape(-1, obs_dim), flat_actions)
+            advantages, value_targets = compute_gae(
+                buffer.rewards, values, buffer.terminated, buffer.dones, buffer.valid, config.gamma, config.gae_lambda
+            )
+            data = buffer.flatten(
+                old_log_probs=old_log_probs.reshape(config.num_steps, config.num_envs),
+                advantages=advantages,
+                returns=value_targets,
+                old_values=values[:-1].astype(np.float32),
+            )
+            minibatches = np.stack(
+                [minibatch_indices(len(data["obs"]), config.num_minibatches, rng) for _ in range(config.epochs)]
+            )
+            max_kl = np.inf if config.target_kl is None else 1.5 * config.target_kl
+            metrics = learner.update(data, minibatches, clip_range, max_kl)
+            agent.refresh()
+            logger.log(step, **metrics, clip_range=clip_range, steps_per_second=step / (time.perf_counter() - start))
+
+            if step >= next_eval or update == num_updates - 1:
+                next_eval += config.eval_every
+                eval_seed = 1_000_000 + 1_000 * seed + step  # new episodes each time, never the training ones
+                mean_return = float(evaluate(agent, env_id, config.eval_episodes, seed=eval_seed).mean())
+                logger.log(step, eval_return=mean_return)
+                if mean_return > best_return:
+                    best_return = mean_return
+                    best_state = (agent.get_weights(), normalize.stats.state())
+                if threshold is not None and mean_return >= threshold and solved_at_step is None:
+                    solved_at_step, solved_at_time = step, time.perf_counter() - start
+                    if stop_when_solved:
+                        break
+            logger.advance(step)
+    finally:
+        logger.close()
+        runner.close()
+    if config.keep_best and best_state is not None and best_return > logger.history.last("eval_return"):
+        agent.set_weights(best_state[0])
+        normalize.stats.load_state(best_state[1])
+    if logdir is not None:  # keep everything a run produced: metrics and the agent it returns
+        logger.history.save(Path(logdir) / "history.json")
+        agent.save(Path(logdir) / ("agent.pt" if framework == "torch" else "agent.keras"))
+    return TrainResult(
+        agent=agent, history=logger.history, config=config, algo=agent.algo, env_id=env_id, framework=framework,
+        seed=seed, steps=step, wall_time=time.perf_counter() - start,
+        solved_at_step=solved_at_step, solved_at_time=solved_at_time,
+    )  # fmt: skip

@@ -1,0 +1,141 @@
+"""Hyperparameters shared by the actor-critic algorithms, and the batch contract of their update step."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import ClassVar
+
+import numpy as np
+
+from rlkit.contracts import Field, TensorContract
+from rlkit.errors import RlkitError, did_you_mean
+from rlkit.nets import orthogonal_mlp_weights
+
+#: The metrics an update returns: the loss terms in the order the twins' ``loss`` computes them, then the
+#: number of epochs run (fewer than ``epochs`` when the KL early stop fires).
+METRICS = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "epochs")
+APPROX_KL = METRICS.index("approx_kl")
+
+
+@dataclass
+class ActorCriticConfig:
+    """Every hyperparameter of A2C and PPO; each algorithm's subclass sets the defaults that suit it."""
+
+    #: Per-environment defaults that differ from the class defaults (see :meth:`for_env`).
+    env_defaults: ClassVar[dict[str, dict]] = {}
+
+    #: Hidden layer widths of the actor and of the critic (separate networks, tanh activations).
+    hidden_sizes: tuple[int, ...] = (64, 64)
+    #: Adam step size, annealed linearly to 0 over training when ``anneal_lr``.
+    learning_rate: float = 3e-4
+    anneal_lr: bool = True
+    #: Parallel environments and steps per environment in one rollout.
+    num_envs: int = 8
+    num_steps: int = 128
+    #: Discount and GAE lambda (lambda = 1: Monte-Carlo-like advantages; 0: one-step TD).
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    #: Passes over each rollout, and minibatches per pass.
+    epochs: int = 10
+    num_minibatches: int = 4
+    #: PPO's clip range for the probability ratio (annealed to 0 when ``anneal_clip``); unused by A2C.
+    clip_range: float = 0.2
+    anneal_clip: bool = False
+    #: Clip the value function's change like the ratio (PPO2's option; often neutral or harmful).
+    clip_value: bool = False
+    #: Standardise advantages within each minibatch.
+    normalize_advantages: bool = True
+    #: Loss = policy loss + vf_coef * value loss - ent_coef * entropy.
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    #: Global gradient-norm clip.
+    max_grad_norm: float = 0.5
+    #: Stop the epochs of an update early when the approximate KL divergence exceeds 1.5 x this.
+    target_kl: float | None = None
+    #: Running normalisation of observations and (by the discounted return's std) of rewards.
+    normalize_obs: bool = False
+    normalize_rewards: bool = False
+    #: Initial log standard deviation of the Gaussian policy (continuous actions).
+    log_std_init: float = 0.0
+    #: Greedy evaluation every ``eval_every`` environment steps over ``eval_episodes`` episodes.
+    eval_every: int = 10_000
+    eval_episodes: int = 10
+    #: Return the weights (and normalisation statistics) of the best evaluation, not the last.
+    keep_best: bool = True
+
+    def __post_init__(self) -> None:
+        self.hidden_sizes = tuple(int(h) for h in self.hidden_sizes)
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise :class:`RlkitError` naming the first out-of-range hyperparameter."""
+        name = type(self).__name__.removesuffix("Config")
+        checks = [
+            (len(self.hidden_sizes) > 0 and all(h > 0 for h in self.hidden_sizes), "hidden_sizes", "> 0"),
+            (self.learning_rate > 0, "learning_rate", "> 0"),
+            (self.num_envs > 0, "num_envs", "> 0"),
+            (self.num_steps > 0, "num_steps", "> 0"),
+            (0 <= self.gamma <= 1, "gamma", "in [0, 1]"),
+            (0 <= self.gae_lambda <= 1, "gae_lambda", "in [0, 1]"),
+            (self.epochs > 0, "epochs", "> 0"),
+            (0 < self.num_minibatches <= self.num_envs * self.num_steps, "num_minibatches", "in [1, rollout size]"),
+            (0 < self.clip_range < 1, "clip_range", "in (0, 1)"),
+            (self.ent_coef >= 0, "ent_coef", ">= 0"),
+            (self.vf_coef >= 0, "vf_coef", ">= 0"),
+            (self.max_grad_norm > 0, "max_grad_norm", "> 0"),
+            (self.target_kl is None or self.target_kl > 0, "target_kl", "> 0 or None"),
+            (self.eval_every > 0, "eval_every", "> 0"),
+            (self.eval_episodes > 0, "eval_episodes", "> 0"),
+        ]
+        for ok, field_name, rule in checks:
+            if not ok:
+                value = getattr(self, field_name)
+                raise RlkitError(f"{name} hyperparameter {field_name} must be {rule}, got {value!r}")
+
+    @classmethod
+    def from_overrides(cls, **overrides) -> ActorCriticConfig:
+        """A config with some fields changed; unknown names fail with a suggestion."""
+        known = {f.name for f in fields(cls)}
+        for key in overrides:
+            if key not in known:
+                name = cls.__name__.removesuffix("Config")
+                raise RlkitError(f"{name} has no hyperparameter '{key}'.{did_you_mean(key, known)}")
+        return cls(**overrides)
+
+    @classmethod
+    def for_env(cls, env_id: str, **overrides) -> ActorCriticConfig:
+        """The defaults for ``env_id`` (class defaults, then ``env_defaults``), then the user's overrides."""
+        return cls.from_overrides(**{**cls.env_defaults.get(env_id, {}), **overrides})
+
+    def to_dict(self) -> dict:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+def actor_critic_contract(owner: str, obs_dim: int, discrete: bool, action_dim: int) -> TensorContract:
+    """What an actor-critic update accepts: one row per valid transition of a rollout."""
+    if discrete:
+        actions = Field(("B",), ("int64", "int32"), 0, action_dim - 1, doc="action indices")
+    else:
+        actions = Field(("B", action_dim), ("float32",), doc="raw (unclipped) Gaussian samples")
+    return TensorContract(
+        owner,
+        {
+            "obs": Field(("B", obs_dim), ("float32",), doc="(normalised) observations"),
+            "actions": actions,
+            "old_log_probs": Field(("B",), ("float32",), doc="log pi_old(a|s) when the rollout was collected"),
+            "advantages": Field(("B",), ("float32",), doc="GAE advantages"),
+            "returns": Field(("B",), ("float32",), doc="advantages + old values: the value targets"),
+            "old_values": Field(("B",), ("float32",), doc="V_old(s), for value clipping"),
+        },
+    )
+
+
+def initial_weights(obs_dim: int, action_dim: int, discrete: bool, config: ActorCriticConfig, seed: int) -> list:
+    """Orthogonal init drawn in numpy, so both frameworks start from the same network for the same seed.
+
+    Policy head gain 0.01 (a near-uniform initial policy), value head gain 1, log std ``log_std_init``.
+    """
+    actor = orthogonal_mlp_weights([obs_dim, *config.hidden_sizes, action_dim], seed, output_gain=0.01)
+    critic = orthogonal_mlp_weights([obs_dim, *config.hidden_sizes, 1], seed + 1, output_gain=1.0)
+    log_std = [] if discrete else [np.full(action_dim, config.log_std_init, dtype=np.float32)]
+    return [*actor, *critic, *log_std]

@@ -1,0 +1,32 @@
+"""PPO's defaults (the fields are shared with A2C: see ``rlkit/algos/actor_critic/config.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rlkit.algos.actor_critic.config import ActorCriticConfig
+
+
+@dataclass
+class PPOConfig(ActorCriticConfig):
+    """PPO (Schulman et al. 2017). Defaults chosen on CartPole-v1; ``env_defaults`` adapts them per env."""
+
+    #: Per-environment defaults, applied before the user's own overrides (see ``for_env``).
+    env_defaults: ClassVar[dict[str, dict]] = {
+        "Pendulum-v1": {
+            "num_envs": 4, "num_steps": 1024, "gamma": 0.9, "gae_lambda": 0.95, "epochs": 10,
+            "num_minibatches": 64, "learning_rate": 1e-3, "anneal_clip": False, "normalize_obs": True,
+            "normalize_rewards": True, "log_std_init": -0.5,
+        },
+    }  # fmt: skip
+
+    num_envs: int = 8
+    num_steps: int = 32
+    gamma: float = 0.98
+    gae_lambda: float = 0.8
+    epochs: int = 20
+    num_minibatches: int = 1
+    learning_rate: float = 1e-3
+    clip_range: float = 0.2
+    anneal_clip: bool = True
