@@ -93,3 +93,57 @@ def check_bootstrap_mask(bootstrap_mask: Callable) -> None:
     if not np.array_equal(result, [1, 0, 1, 0]):
         raise ExerciseError(f"expected [1, 0, 1, 0] (0 exactly where terminated), got {result.tolist()}.")
     _passed("check_bootstrap_mask", 4)
+
+
+def check_clipped_surrogate(clipped_surrogate: Callable) -> None:
+    """Check ``clipped_surrogate(ratio, advantages, clip) -> float`` (chapter 22): PPO's objective to maximise,
+    ``mean(min(ratio * A, clip(ratio, 1 - clip, 1 + clip) * A))``."""
+    ratio = np.array([0.5, 0.9, 1.0, 1.3, 0.7, 1.5], dtype=np.float32)
+    advantages = np.array([1.0, 1.0, 2.0, 1.0, -1.0, -1.0], dtype=np.float32)
+    clip = 0.2
+    expected = float(np.mean(np.minimum(ratio * advantages, np.clip(ratio, 1 - clip, 1 + clip) * advantages)))
+    result = clipped_surrogate(ratio, advantages, clip)
+    if result is None:
+        raise ExerciseError("clipped_surrogate returned None: did you forget the `return`?")
+    if np.ndim(result) != 0:
+        raise ExerciseError(f"return one number (the mean over the batch), got shape {np.shape(result)}.")
+    result = float(result)
+    if np.isclose(result, -expected, atol=1e-6):
+        raise ExerciseError("the sign is flipped: return the objective to maximise; the loss is its negative.")
+    if np.isclose(result, float(np.mean(np.clip(ratio, 1 - clip, 1 + clip) * advantages)), atol=1e-6):
+        raise ExerciseError(
+            "you return the clipped term alone: PPO takes the minimum of the clipped and the unclipped term, so "
+            "a ratio that moved the *wrong* way (here 1.5 with A < 0) is not clipped and keeps its gradient."
+        )
+    optimistic = np.maximum(ratio * advantages, np.clip(ratio, 1 - clip, 1 + clip) * advantages)
+    if np.isclose(result, float(np.mean(optimistic)), atol=1e-6):
+        raise ExerciseError("use the minimum of the two terms (a pessimistic bound), not the maximum.")
+    if not np.isclose(result, expected, atol=1e-5):
+        raise ExerciseError(f"expected {expected:.4f}, got {result:.4f}: check the clip bounds 1 - clip and 1 + clip.")
+    _passed("check_clipped_surrogate", 4)
+
+
+def check_a2c_policy_loss(policy_loss: Callable) -> None:
+    """Check ``policy_loss(log_probs, advantages) -> float`` (chapter 21): ``-mean(log_probs * advantages)``."""
+    rng = np.random.default_rng(1)
+    log_probs = np.log(rng.uniform(0.1, 0.9, size=(8, 4))).astype(np.float32)  # 8 steps x 4 environments
+    advantages = rng.normal(size=(8, 4)).astype(np.float32)
+    expected = float(-(log_probs * advantages).mean())
+    result = policy_loss(log_probs, advantages)
+    if result is None:
+        raise ExerciseError("policy_loss returned None: did you forget the `return`?")
+    if np.ndim(result) != 0:
+        raise ExerciseError(f"return one number, got shape {np.shape(result)}: reduce over steps and environments.")
+    result = float(result)
+    if np.isclose(result, -expected, atol=1e-5):
+        raise ExerciseError("the sign is flipped: gradient *descent* on the loss must *increase* log pi(a|s) A.")
+    if np.isclose(result, expected * log_probs.size, rtol=1e-4):
+        raise ExerciseError(
+            f"you summed over all {log_probs.size} samples: the gradient then grows with the number of environments "
+            "and steps (claim C18). Average instead."
+        )
+    if np.isclose(result, expected * log_probs.shape[1], rtol=1e-4) or np.isclose(result, expected * 8, rtol=1e-4):
+        raise ExerciseError("you summed over one axis and averaged over the other: average over both.")
+    if not np.isclose(result, expected, rtol=1e-4):
+        raise ExerciseError(f"expected {expected:.4f}, got {result:.4f}.")
+    _passed("check_a2c_policy_loss", 4)

@@ -9,7 +9,7 @@ from rlkit.algos.actor_critic import agent as actor_critic
 from rlkit.result import TrainResult
 
 #: Environment steps that solve each environment with the defaults.
-DEFAULT_TOTAL_STEPS = {"CartPole-v1": 200_000}
+DEFAULT_TOTAL_STEPS = {"CartPole-v1": 500_000}
 FALLBACK_TOTAL_STEPS = 500_000
 
 

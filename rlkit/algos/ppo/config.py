@@ -17,7 +17,7 @@ class PPOConfig(ActorCriticConfig):
         "Pendulum-v1": {
             "num_envs": 4, "num_steps": 1024, "gamma": 0.9, "gae_lambda": 0.95, "epochs": 10,
             "num_minibatches": 64, "learning_rate": 1e-3, "anneal_clip": False, "normalize_obs": True,
-            "normalize_rewards": True, "log_std_init": -0.5,
+            "normalize_rewards": True,
         },
     }  # fmt: skip
 

@@ -1,0 +1,51 @@
+"""Benchmark: PPO and A2C in both frameworks over several seeds (CartPole-v1; PPO also on Pendulum-v1).
+
+Reports per run the environment steps and wall seconds until a greedy evaluation (10 new episodes, every 5,000
+steps) first reached the solve threshold (CartPole 475, Pendulum -200); training stops there.
+
+    python benchmarks/policy_gradient.py                              # everything, seeds 0-4
+    python benchmarks/policy_gradient.py --algos ppo --envs Pendulum-v1 --seeds 0 1 --set learning_rate=3e-4
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from _common import run_table
+
+import rlkit
+from rlkit.cli import parse_settings
+
+RUNS = [("ppo", "CartPole-v1"), ("a2c", "CartPole-v1"), ("ppo", "Pendulum-v1")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--algos", nargs="+", default=["ppo", "a2c"], choices=["ppo", "a2c"])
+    parser.add_argument("--envs", nargs="+", default=["CartPole-v1", "Pendulum-v1"])
+    parser.add_argument("--frameworks", nargs="+", default=["torch", "tf"], choices=["torch", "tf"])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="hyperparameters")
+    args = parser.parse_args()
+    overrides = parse_settings(args.set)
+    for algo, env in RUNS:
+        if algo in args.algos and env in args.envs:
+            print(f"== {algo} on {env}")
+            run_table(
+                lambda framework, seed, algo=algo, env=env: rlkit.train(
+                    algo,
+                    env=env,
+                    framework=framework,
+                    seed=seed,
+                    progress=False,
+                    stop_when_solved=True,
+                    eval_every=5_000,
+                    **overrides,
+                ),
+                args.frameworks,
+                args.seeds,
+            )
+
+
+if __name__ == "__main__":
+    main()
