@@ -147,3 +147,25 @@ def check_a2c_policy_loss(policy_loss: Callable) -> None:
     if not np.isclose(result, expected, rtol=1e-4):
         raise ExerciseError(f"expected {expected:.4f}, got {result:.4f}.")
     _passed("check_a2c_policy_loss", 4)
+
+
+def check_reward_to_go(reward_to_go: Callable) -> None:
+    """Check ``reward_to_go(rewards, gamma) -> array`` (chapter 20): ``G_t = sum_k gamma^(k-t) r_k`` for k >= t."""
+    rewards = np.array([1.0, 0.0, 2.0, 3.0])
+    gamma = 0.5
+    expected = np.array([1 + 0.5 * 0 + 0.25 * 2 + 0.125 * 3, 0 + 0.5 * 2 + 0.25 * 3, 2 + 0.5 * 3, 3.0])
+    result = reward_to_go(rewards, gamma)
+    if result is None:
+        raise ExerciseError("reward_to_go returned None: did you forget the `return`?")
+    result = np.asarray(result, dtype=np.float64)
+    if result.shape != rewards.shape:
+        raise ExerciseError(f"return one value per step, shape {rewards.shape}; got {result.shape}.")
+    if np.allclose(result, np.full(4, expected[0])):
+        raise ExerciseError("every step got the whole episode's return: step t should only count rewards from t on.")
+    if np.allclose(result, np.cumsum(rewards)):
+        raise ExerciseError("you summed the rewards *before* each step: the reward-to-go sums those from t onwards.")
+    if np.allclose(result, np.cumsum(rewards[::-1])[::-1]):
+        raise ExerciseError("the rewards are not discounted: multiply the reward k - t steps ahead by gamma^(k - t).")
+    if not np.allclose(result, expected):
+        raise ExerciseError(f"expected {expected.tolist()}, got {result.tolist()}.")
+    _passed("check_reward_to_go", 4)
