@@ -22,6 +22,7 @@ def test_solves_cartpole(algo, framework):
 @pytest.mark.parametrize("framework", ["torch", "tf"])
 def test_ppo_swings_up_the_pendulum(framework):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
-    result = rlkit.train("ppo", env="Pendulum-v1", framework=framework, seed=1, stop_when_solved=True, progress=False)
+    # the whole default budget: a policy that has just reached -200 on 20 episodes can still miss -250 on others
+    result = rlkit.train("ppo", env="Pendulum-v1", framework=framework, seed=1, progress=False)
     returns = rlkit.evaluate(result.agent, "Pendulum-v1", episodes=20, seed=2024)
     assert returns.mean() >= -250, f"mean return {returns.mean():.1f} over 20 episodes ({result})"

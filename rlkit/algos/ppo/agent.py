@@ -9,7 +9,7 @@ from rlkit.algos.ppo.config import PPOConfig
 from rlkit.result import TrainResult
 
 #: Environment steps that solve each environment with the defaults, and per-env hyperparameter changes.
-DEFAULT_TOTAL_STEPS = {"CartPole-v1": 100_000, "Pendulum-v1": 300_000, "Acrobot-v1": 200_000}
+DEFAULT_TOTAL_STEPS = {"CartPole-v1": 100_000, "Pendulum-v1": 150_000, "Acrobot-v1": 200_000}
 FALLBACK_TOTAL_STEPS = 200_000
 
 

@@ -16,8 +16,8 @@ class PPOConfig(ActorCriticConfig):
     env_defaults: ClassVar[dict[str, dict]] = {
         "Pendulum-v1": {
             "num_envs": 4, "num_steps": 1024, "gamma": 0.9, "gae_lambda": 0.95, "epochs": 10,
-            "num_minibatches": 64, "learning_rate": 1e-3, "anneal_clip": False, "normalize_obs": True,
-            "normalize_rewards": True,
+            "num_minibatches": 32, "learning_rate": 1e-3, "anneal_clip": False, "normalize_obs": True,
+            "normalize_rewards": True, "eval_episodes": 20,
         },
     }  # fmt: skip
 
