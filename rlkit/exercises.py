@@ -169,3 +169,36 @@ def check_reward_to_go(reward_to_go: Callable) -> None:
     if not np.allclose(result, expected):
         raise ExerciseError(f"expected {expected.tolist()}, got {result.tolist()}.")
     _passed("check_reward_to_go", 4)
+
+
+def check_gaussian_log_prob(gaussian_log_prob: Callable) -> None:
+    """Check ``gaussian_log_prob(actions, mean, log_std) -> (B,)`` (chapter 23): the diagonal Gaussian's
+    log-density, summed over action dimensions."""
+    rng = np.random.default_rng(2)
+    actions = rng.normal(size=(6, 3))
+    mean = rng.normal(size=(6, 3))
+    log_std = np.array([-0.5, 0.0, 0.3])
+    per_dim = -0.5 * ((actions - mean) / np.exp(log_std)) ** 2 - log_std - 0.5 * np.log(2 * np.pi)
+    expected = per_dim.sum(axis=1)
+    result = gaussian_log_prob(actions, mean, log_std)
+    if result is None:
+        raise ExerciseError("gaussian_log_prob returned None: did you forget the `return`?")
+    result = np.asarray(result, dtype=np.float64)
+    if result.shape == (6, 3):
+        raise ExerciseError(
+            "you return one value per action dimension: a diagonal Gaussian's log-density is their sum."
+        )
+    if result.shape != (6,):
+        raise ExerciseError(f"return one log-probability per sample, shape (6,); got {result.shape}.")
+    if np.allclose(result, (per_dim + log_std).sum(axis=1)):
+        raise ExerciseError("the -log(sigma) term is missing: the density is divided by sigma in every dimension.")
+    if np.allclose(result, (-0.5 * ((actions - mean) / np.exp(log_std)) ** 2 - log_std).sum(axis=1)):
+        raise ExerciseError(
+            "the constant -0.5 * log(2 pi) per dimension is missing (PPO's ratio would not mind; a "
+            "reported log-probability or entropy would)."
+        )
+    if np.allclose(result, (-0.5 * (actions - mean) ** 2 - 0.5 * np.log(2 * np.pi)).sum(axis=1) - log_std.sum()):
+        raise ExerciseError("divide the deviation by sigma = exp(log_std) before squaring.")
+    if not np.allclose(result, expected):
+        raise ExerciseError(f"expected {np.round(expected, 3).tolist()}, got {np.round(result, 3).tolist()}.")
+    _passed("check_gaussian_log_prob", 5)

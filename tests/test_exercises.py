@@ -44,3 +44,29 @@ def test_student_version_drops_solutions_and_outputs():
     student = student_version(json.loads(json.dumps(notebook)))
     assert [c["source"] for c in student["cells"]] == ["stub", "text"]
     assert student["cells"][0]["outputs"] == [] and student["cells"][0]["execution_count"] is None
+
+
+def test_policy_gradient_checks_accept_answers_and_explain_mistakes():
+    from rlkit.exercises import (
+        check_a2c_policy_loss,
+        check_clipped_surrogate,
+        check_gaussian_log_prob,
+        check_reward_to_go,
+    )
+
+    check_clipped_surrogate(lambda r, a, c: np.mean(np.minimum(r * a, np.clip(r, 1 - c, 1 + c) * a)))
+    with pytest.raises(ExerciseError, match="minimum"):
+        check_clipped_surrogate(lambda r, a, c: np.mean(np.maximum(r * a, np.clip(r, 1 - c, 1 + c) * a)))
+    check_a2c_policy_loss(lambda lp, a: -(lp * a).mean())
+    with pytest.raises(ExerciseError, match="claim C18"):
+        check_a2c_policy_loss(lambda lp, a: -(lp * a).sum())
+
+    def to_go(rewards, gamma):
+        return np.array([sum(gamma**k * r for k, r in enumerate(rewards[t:])) for t in range(len(rewards))])
+
+    check_reward_to_go(to_go)
+    with pytest.raises(ExerciseError, match="not discounted"):
+        check_reward_to_go(lambda r, g: np.cumsum(r[::-1])[::-1])
+    check_gaussian_log_prob(lambda a, m, s: (-0.5 * ((a - m) / np.exp(s)) ** 2 - s - 0.5 * np.log(2 * np.pi)).sum(-1))
+    with pytest.raises(ExerciseError, match="sum"):
+        check_gaussian_log_prob(lambda a, m, s: -0.5 * ((a - m) / np.exp(s)) ** 2 - s - 0.5 * np.log(2 * np.pi))
