@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from typing import ClassVar
+from dataclasses import dataclass
 
 import numpy as np
 
+from rlkit.algos.config_base import AlgorithmConfig
 from rlkit.contracts import Field, TensorContract
-from rlkit.errors import RlkitError, did_you_mean
 from rlkit.nets import orthogonal_mlp_weights
 
 #: The metrics an update returns: the loss terms in the order the twins' ``loss`` computes them, then the
@@ -18,11 +17,8 @@ APPROX_KL = METRICS.index("approx_kl")
 
 
 @dataclass
-class ActorCriticConfig:
+class ActorCriticConfig(AlgorithmConfig):
     """Every hyperparameter of A2C and PPO; each algorithm's subclass sets the defaults that suit it."""
-
-    #: Per-environment defaults that differ from the class defaults (see :meth:`for_env`).
-    env_defaults: ClassVar[dict[str, dict]] = {}
 
     #: Hidden layer widths of the actor and of the critic (separate networks, tanh activations).
     hidden_sizes: tuple[int, ...] = (64, 64)
@@ -63,14 +59,8 @@ class ActorCriticConfig:
     #: Return the weights (and normalisation statistics) of the best evaluation, not the last.
     keep_best: bool = True
 
-    def __post_init__(self) -> None:
-        self.hidden_sizes = tuple(int(h) for h in self.hidden_sizes)
-        self.validate()
-
-    def validate(self) -> None:
-        """Raise :class:`RlkitError` naming the first out-of-range hyperparameter."""
-        name = type(self).__name__.removesuffix("Config")
-        checks = [
+    def checks(self) -> list[tuple[bool, str, str]]:
+        return [
             (len(self.hidden_sizes) > 0 and all(h > 0 for h in self.hidden_sizes), "hidden_sizes", "> 0"),
             (self.learning_rate > 0, "learning_rate", "> 0"),
             (self.num_envs > 0, "num_envs", "> 0"),
@@ -87,28 +77,6 @@ class ActorCriticConfig:
             (self.eval_every > 0, "eval_every", "> 0"),
             (self.eval_episodes > 0, "eval_episodes", "> 0"),
         ]
-        for ok, field_name, rule in checks:
-            if not ok:
-                value = getattr(self, field_name)
-                raise RlkitError(f"{name} hyperparameter {field_name} must be {rule}, got {value!r}")
-
-    @classmethod
-    def from_overrides(cls, **overrides) -> ActorCriticConfig:
-        """A config with some fields changed; unknown names fail with a suggestion."""
-        known = {f.name for f in fields(cls)}
-        for key in overrides:
-            if key not in known:
-                name = cls.__name__.removesuffix("Config")
-                raise RlkitError(f"{name} has no hyperparameter '{key}'.{did_you_mean(key, known)}")
-        return cls(**overrides)
-
-    @classmethod
-    def for_env(cls, env_id: str, **overrides) -> ActorCriticConfig:
-        """The defaults for ``env_id`` (class defaults, then ``env_defaults``), then the user's overrides."""
-        return cls.from_overrides(**{**cls.env_defaults.get(env_id, {}), **overrides})
-
-    def to_dict(self) -> dict:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
 def actor_critic_contract(owner: str, obs_dim: int, discrete: bool, action_dim: int) -> TensorContract:

@@ -8,14 +8,14 @@ the Double-DQN target, Huber loss and gradient-norm clipping.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
+from rlkit.algos.config_base import AlgorithmConfig
 from rlkit.contracts import Field, TensorContract
-from rlkit.errors import RlkitError, did_you_mean
 
 
 @dataclass
-class DQNConfig:
+class DQNConfig(AlgorithmConfig):
     """Every DQN hyperparameter, with the reason for its default."""
 
     #: Hidden layer widths of the Q-network. At this size a gradient step costs about as much as at 64x64
@@ -62,13 +62,8 @@ class DQNConfig:
     #: Return the weights of the best evaluation rather than the last ones (DQN's return can dip late).
     keep_best: bool = True
 
-    def __post_init__(self) -> None:
-        self.hidden_sizes = tuple(int(h) for h in self.hidden_sizes)
-        self.validate()
-
-    def validate(self) -> None:
-        """Raise :class:`RlkitError` naming the first out-of-range hyperparameter."""
-        checks = [
+    def checks(self) -> list[tuple[bool, str, str]]:
+        return [
             (all(h > 0 for h in self.hidden_sizes) and len(self.hidden_sizes) > 0, "hidden_sizes", "> 0"),
             (self.learning_rate > 0, "learning_rate", "> 0"),
             (0 < self.final_lr_fraction <= 1, "final_lr_fraction", "in (0, 1]"),
@@ -89,26 +84,6 @@ class DQNConfig:
             (self.eval_every > 0, "eval_every", "> 0"),
             (self.eval_episodes > 0, "eval_episodes", "> 0"),
         ]
-        for ok, name, rule in checks:
-            if not ok:
-                raise RlkitError(f"DQN hyperparameter {name} must be {rule}, got {getattr(self, name, None)!r}")
-
-    @classmethod
-    def from_overrides(cls, **overrides) -> DQNConfig:
-        """A config with some fields changed; unknown names fail with a suggestion."""
-        known = {f.name for f in fields(cls)}
-        for name in overrides:
-            if name not in known:
-                raise RlkitError(f"DQN has no hyperparameter '{name}'.{did_you_mean(name, known)}")
-        return cls(**overrides)
-
-    @classmethod
-    def for_env(cls, env_id: str, **overrides) -> DQNConfig:
-        """The defaults (the same for every environment so far), then the user's overrides."""
-        return cls.from_overrides(**overrides)
-
-    def to_dict(self) -> dict:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
 def dqn_contract(obs_dim: int | str = "obs_dim", n_actions: int | None = None) -> TensorContract:
