@@ -50,3 +50,22 @@ def test_save_suffix_must_match_the_framework(tmp_path):
     envs.close()
     with pytest.raises(CheckpointError, match="a torch agent saves to .pt"):
         agent.save(tmp_path / "agent.keras")
+
+
+@pytest.mark.parametrize(("framework", "suffix"), [("torch", ".pt"), ("tf", ".keras"), ("tf", ".weights.h5")])
+def test_gaussian_ppo_round_trip_keeps_log_std_and_observation_statistics(framework, suffix, tmp_path, rng):
+    pytest.importorskip("torch" if framework == "torch" else "tensorflow")
+    from rlkit.algos.actor_critic.agent import make_agent
+    from rlkit.algos.ppo import PPOAgent, PPOConfig
+
+    config = PPOConfig.for_env("Pendulum-v1", hidden_sizes=(8, 8), log_std_init=-0.3)
+    agent, envs = make_agent(PPOAgent, "Pendulum-v1", framework, config, seed=2)
+    envs.close()
+    agent.obs_normalizer(rng.normal(3.0, 2.0, size=(500, 3)), update=True)  # non-trivial statistics
+    loaded = rlkit.load(agent.save(tmp_path / f"ppo{suffix}"))
+    assert isinstance(loaded, PPOAgent) and loaded.config == config
+    for saved, restored in zip(agent.get_weights(), loaded.get_weights(), strict=True):
+        np.testing.assert_array_equal(saved, restored)
+    np.testing.assert_allclose(loaded.get_weights()[-1], -0.3)  # the log std travelled too
+    obs = rng.normal(3.0, 2.0, size=(20, 3)).astype(np.float32)
+    np.testing.assert_allclose(loaded.act(obs), agent.act(obs), rtol=1e-6)

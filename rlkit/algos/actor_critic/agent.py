@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rlkit import __version__
 from rlkit.advantages import compute_gae
 from rlkit.algos.actor_critic.config import ActorCriticConfig
+from rlkit.algos.agent_base import Agent
 from rlkit.buffers import RolloutBuffer
 from rlkit.envs import EnvRunner, make_vec_env, solve_threshold, space_info
 from rlkit.evaluate import evaluate
@@ -27,7 +27,7 @@ from rlkit.result import TrainResult
 from rlkit.seeding import seed_everything
 
 
-class ActorCriticAgent:
+class ActorCriticAgent(Agent):
     """A stochastic policy (categorical or diagonal Gaussian) acting through numpy; subclassed per algorithm."""
 
     algo = "actor-critic"
@@ -35,14 +35,10 @@ class ActorCriticAgent:
     learner_modules: dict[str, str] = {}
 
     def __init__(self, learner, env_id: str, obs_dim: int, action: dict, config: ActorCriticConfig) -> None:
-        self.learner, self.env_id, self.obs_dim, self.action, self.config = learner, env_id, obs_dim, action, config
-        self.discrete = action["discrete"]
+        super().__init__(learner, env_id, obs_dim, config)
+        self.action, self.discrete = action, action["discrete"]
         self.obs_normalizer = ObservationNormalizer((obs_dim,), enabled=config.normalize_obs)
         self.refresh()
-
-    @property
-    def framework(self) -> str:
-        return self.learner.framework
 
     @classmethod
     def learner_class(cls, framework: str):
@@ -86,30 +82,9 @@ class ActorCriticAgent:
         actions = self.to_env(actions)
         return (int(actions[0]) if self.discrete else actions[0]) if single else actions
 
-    def get_weights(self) -> list[np.ndarray]:
-        return self.learner.get_weights()
-
-    def set_weights(self, weights: list[np.ndarray]) -> None:
-        self.learner.set_weights(weights)
-        self.refresh()
-
-    def save(self, path: str | Path) -> Path:
-        """Write the agent (weights, config, observation statistics) to ``path``."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def checkpoint_extra(self) -> dict:
         action = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.action.items()}
-        meta = {
-            "rlkit_version": __version__,
-            "algo": self.algo,
-            "framework": self.framework,
-            "env_id": self.env_id,
-            "obs_dim": self.obs_dim,
-            "action": action,
-            "config": self.config.to_dict(),
-            "obs_normalizer": self.obs_normalizer.stats.state(),
-        }
-        self.learner.save(path, meta)
-        return path
+        return {"action": action, "obs_normalizer": self.obs_normalizer.stats.state()}
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, meta: dict) -> ActorCriticAgent:
@@ -120,9 +95,6 @@ class ActorCriticAgent:
         agent = cls(learner, meta["env_id"], meta["obs_dim"], action, config)
         agent.obs_normalizer.stats.load_state(meta["obs_normalizer"])
         return agent
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.framework}, {self.env_id}, hidden={self.config.hidden_sizes})"
 
 
 def action_dim(action: dict) -> int:
@@ -145,7 +117,28 @@ def minibatch_indices(size: int, num_minibatches: int, rng: np.random.Generator)
     return rng.permutation(size)[: per_batch * num_minibatches].reshape(num_minibatches, per_batch)
 
 
-def train(
+def entry_point(agent_class: type[ActorCriticAgent], default_total_steps: dict[str, int], fallback_total_steps: int):
+    """The ``train`` function of an actor-critic algorithm package, with its per-environment step budgets."""
+
+    def train(
+        env_id: str,
+        framework: str = "torch",
+        seed: int = 0,
+        total_steps: int | None = None,
+        config: ActorCriticConfig | None = None,
+        logdir: str | Path | None = None,
+        progress: bool = True,
+        stop_when_solved: bool = False,
+    ) -> TrainResult:
+        steps = total_steps or default_total_steps.get(env_id, fallback_total_steps)
+        config = config or agent_class.config_class.for_env(env_id)
+        return train_agent(agent_class, env_id, framework, seed, steps, config, logdir, progress, stop_when_solved)
+
+    train.__doc__ = f"Train {agent_class.algo.upper()} on ``env_id``; see :func:`rlkit.train`."
+    return train
+
+
+def train_agent(
     agent_class: type[ActorCriticAgent],
     env_id: str,
     framework: str,
@@ -231,9 +224,8 @@ def train(
     if config.keep_best and best_state is not None and best_return > logger.history.last("eval_return"):
         agent.set_weights(best_state[0])
         normalize.stats.load_state(best_state[1])
-    if logdir is not None:  # keep everything a run produced: metrics and the agent it returns
-        logger.history.save(Path(logdir) / "history.json")
-        agent.save(Path(logdir) / ("agent.pt" if framework == "torch" else "agent.keras"))
+    if logdir is not None:
+        agent.save_run(logdir, logger.history)
     return TrainResult(
         agent=agent, history=logger.history, config=config, algo=agent.algo, env_id=env_id, framework=framework,
         seed=seed, steps=step, wall_time=time.perf_counter() - start,

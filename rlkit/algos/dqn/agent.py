@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlkit import __version__
+from rlkit.algos.agent_base import Agent
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.buffers import ReplayBuffer
 from rlkit.envs import EnvRunner, make_vec_env, solve_threshold
@@ -38,22 +38,15 @@ def learner_class(framework: str):
     return importlib.import_module(module).DQNLearner
 
 
-class DQNAgent:
+class DQNAgent(Agent):
     """A trained (or training) DQN policy: greedy or epsilon-greedy actions from its Q-network."""
 
     algo = "dqn"
 
     def __init__(self, learner, env_id: str, obs_dim: int, n_actions: int, config: DQNConfig) -> None:
-        self.learner = learner
-        self.env_id = env_id
-        self.obs_dim = obs_dim
+        super().__init__(learner, env_id, obs_dim, config)
         self.n_actions = n_actions
-        self.config = config
         self.refresh()
-
-    @property
-    def framework(self) -> str:
-        return self.learner.framework
 
     def refresh(self) -> None:
         """Copy the learner's current online weights into the numpy forward pass used for acting.
@@ -81,28 +74,8 @@ class DQNAgent:
         random = rng.random(len(actions)) < epsilon
         return np.where(random, rng.integers(0, self.n_actions, size=len(actions)), actions)
 
-    def get_weights(self) -> list[np.ndarray]:
-        return self.learner.get_weights()
-
-    def set_weights(self, weights: list[np.ndarray]) -> None:
-        self.learner.set_weights(weights)
-        self.refresh()
-
-    def save(self, path: str | Path) -> Path:
-        """Write the agent to ``path`` (.pt for torch, .keras or .weights.h5 for TensorFlow)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        meta = {
-            "rlkit_version": __version__,
-            "algo": self.algo,
-            "framework": self.framework,
-            "env_id": self.env_id,
-            "obs_dim": self.obs_dim,
-            "n_actions": self.n_actions,
-            "config": self.config.to_dict(),
-        }
-        self.learner.save(path, meta)
-        return path
+    def checkpoint_extra(self) -> dict:
+        return {"n_actions": self.n_actions}
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, meta: dict) -> DQNAgent:
@@ -110,9 +83,6 @@ class DQNAgent:
         learner = learner_class(meta["framework"])(meta["obs_dim"], meta["n_actions"], config)
         learner.load(path)
         return cls(learner, meta["env_id"], meta["obs_dim"], meta["n_actions"], config)
-
-    def __repr__(self) -> str:
-        return f"DQNAgent({self.framework}, {self.env_id}, hidden={self.config.hidden_sizes})"
 
 
 def make_agent(env_id: str, framework: str, config: DQNConfig, seed: int = 0) -> tuple[DQNAgent, object]:
@@ -201,9 +171,8 @@ def train(
         runner.close()
     if config.keep_best and best_weights is not None and best_return > logger.history.last("eval_return"):
         agent.set_weights(best_weights)
-    if logdir is not None:  # keep everything a run produced: metrics and the agent it returns
-        logger.history.save(Path(logdir) / "history.json")
-        agent.save(Path(logdir) / ("agent.pt" if framework == "torch" else "agent.keras"))
+    if logdir is not None:
+        agent.save_run(logdir, logger.history)
     return TrainResult(
         agent=agent,
         history=logger.history,

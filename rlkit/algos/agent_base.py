@@ -1,0 +1,62 @@
+"""What every agent shares: the learner behind it, weights in and out, and checkpoints with metadata."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from rlkit import __version__
+from rlkit.logger import History
+
+
+class Agent:
+    """Base of the agents: subclasses set ``algo``, implement ``refresh``/``act`` and ``checkpoint_extra``."""
+
+    algo = "agent"
+
+    def __init__(self, learner, env_id: str, obs_dim: int, config) -> None:
+        self.learner, self.env_id, self.obs_dim, self.config = learner, env_id, obs_dim, config
+
+    @property
+    def framework(self) -> str:
+        return self.learner.framework
+
+    def refresh(self) -> None:
+        """Copy the learner's weights into the numpy forward pass used for acting."""
+        raise NotImplementedError
+
+    def get_weights(self) -> list[np.ndarray]:
+        return self.learner.get_weights()
+
+    def set_weights(self, weights: list[np.ndarray]) -> None:
+        self.learner.set_weights(weights)
+        self.refresh()
+
+    def checkpoint_extra(self) -> dict:
+        """Algorithm-specific metadata a checkpoint needs to rebuild the agent."""
+        return {}
+
+    def save(self, path: str | Path) -> Path:
+        """Write the agent to ``path`` (.pt for torch, .keras or .weights.h5 for TensorFlow)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "rlkit_version": __version__,
+            "algo": self.algo,
+            "framework": self.framework,
+            "env_id": self.env_id,
+            "obs_dim": self.obs_dim,
+            "config": self.config.to_dict(),
+            **self.checkpoint_extra(),
+        }
+        self.learner.save(path, meta)
+        return path
+
+    def save_run(self, logdir: str | Path, history: History) -> None:
+        """Keep everything a training run produced in ``logdir``: its metrics and the agent it returns."""
+        history.save(Path(logdir) / "history.json")
+        self.save(Path(logdir) / ("agent.pt" if self.framework == "torch" else "agent.keras"))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.framework}, {self.env_id}, hidden={self.config.hidden_sizes})"
