@@ -19,7 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="{train,eval,report}")
 
     train = commands.add_parser("train", help="train an agent", description="Train an agent.")
-    train.add_argument("algo", help="algorithm, e.g. dqn")
+    train.add_argument("algo", help="algorithm: dqn, a2c or ppo")
     train.add_argument("--env", default="CartPole-v1", help="gymnasium environment id (default CartPole-v1)")
     train.add_argument("--framework", default="torch", help="torch or tf (default torch)")
     train.add_argument("--seed", type=int, default=0)
