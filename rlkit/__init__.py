@@ -10,8 +10,9 @@ train or load with it.
 
 __version__ = "0.1.0"
 
+from rlkit.advantages import compute_gae  # noqa: E402
 from rlkit.api import ALGORITHMS, FRAMEWORKS, load, train  # noqa: E402
-from rlkit.buffers import ReplayBuffer  # noqa: E402
+from rlkit.buffers import ReplayBuffer, RolloutBuffer  # noqa: E402
 from rlkit.contracts import Field, TensorContract  # noqa: E402
 from rlkit.envs import EnvRunner, make_env, make_vec_env, solve_threshold  # noqa: E402
 from rlkit.errors import CheckpointError, ContractError, RlkitError  # noqa: E402
@@ -34,9 +35,11 @@ __all__ = [
     "LinearSchedule",
     "Logger",
     "ReplayBuffer",
+    "RolloutBuffer",
     "RlkitError",
     "TensorContract",
     "TrainResult",
+    "compute_gae",
     "evaluate",
     "load",
     "make_env",
