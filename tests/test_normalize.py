@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from rlkit.normalize import ObservationNormalizer, RewardScaler, RunningMeanStd
 
@@ -35,5 +36,8 @@ def test_reward_scaler_divides_by_the_discounted_return_std():
     scaler = RewardScaler(num_envs=1, gamma=0.9)
     for _ in range(2000):
         scaled = scaler(np.array([10.0]), np.array([False]))
-    # constant reward 10: the discounted return approaches 100, its spread stays small relative to that
-    assert scaled[0] == np.float32(np.clip(10.0 / np.sqrt(scaler.stats.var + 1e-8), -10, 10))
+    # the discounted returns it has seen: 10, 19, 27.1, ... -> 100; their spread is the scale
+    seen = 10.0 * (1 - 0.9 ** np.arange(1, 2001)) / (1 - 0.9)
+    assert scaled[0] == pytest.approx(10.0 / seen.std(), rel=1e-3)
+    scaled_done = scaler(np.array([10.0]), np.array([True]))  # a done resets the running return
+    assert scaler.returns[0] == 0.0 and scaled_done[0] == pytest.approx(scaled[0], rel=1e-2)

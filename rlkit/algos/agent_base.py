@@ -33,6 +33,13 @@ class Agent:
         self.learner.set_weights(weights)
         self.refresh()
 
+    def snapshot(self):
+        """Everything that defines the current policy, for :meth:`restore` (the best one seen in training)."""
+        return self.get_weights()
+
+    def restore(self, snapshot) -> None:
+        self.set_weights(snapshot)
+
     def checkpoint_extra(self) -> dict:
         """Algorithm-specific metadata a checkpoint needs to rebuild the agent."""
         return {}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import math
-import time
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +16,9 @@ import numpy as np
 from rlkit.advantages import compute_gae
 from rlkit.algos.actor_critic.config import ActorCriticConfig
 from rlkit.algos.agent_base import Agent
+from rlkit.algos.training import Evaluations
 from rlkit.buffers import RolloutBuffer
-from rlkit.envs import EnvRunner, make_vec_env, solve_threshold, space_info
-from rlkit.evaluate import evaluate
+from rlkit.envs import EnvRunner, make_vec_env, space_info
 from rlkit.logger import Logger
 from rlkit.nets import mlp_forward
 from rlkit.normalize import ObservationNormalizer, RewardScaler
@@ -81,6 +80,14 @@ class ActorCriticAgent(Agent):
             actions = self.sample(normalized, rng or np.random.default_rng())
         actions = self.to_env(actions)
         return (int(actions[0]) if self.discrete else actions[0]) if single else actions
+
+    def snapshot(self):
+        """Weights and observation statistics: the policy is both."""
+        return self.get_weights(), self.obs_normalizer.stats.state()
+
+    def restore(self, snapshot) -> None:
+        self.set_weights(snapshot[0])
+        self.obs_normalizer.stats.load_state(snapshot[1])
 
     def checkpoint_extra(self) -> dict:
         action = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.action.items()}
@@ -159,12 +166,9 @@ def train_agent(
     scale_rewards = RewardScaler(config.num_envs, config.gamma, enabled=config.normalize_rewards)
     rollout = config.num_steps * config.num_envs
     num_updates = max(1, math.ceil(total_steps / rollout))
-    threshold = solve_threshold(env_id)
     logger = Logger(num_updates * rollout, logdir, progress, description=f"{agent.algo} {framework} {env_id}")
-    best_return, best_state = -np.inf, None
-    solved_at_step = solved_at_time = None
-    start = time.perf_counter()
-    step, next_eval = 0, config.eval_every
+    evaluations = Evaluations(agent, seed, logger)
+    step = 0
     try:
         for update in range(num_updates):
             remaining = 1.0 - update / num_updates
@@ -203,31 +207,13 @@ def train_agent(
             max_kl = np.inf if config.target_kl is None else 1.5 * config.target_kl
             metrics = learner.update(data, minibatches, clip_range, max_kl)
             agent.refresh()
-            logger.log(step, **metrics, clip_range=clip_range, steps_per_second=step / (time.perf_counter() - start))
+            logger.log(step, **metrics, clip_range=clip_range, steps_per_second=step / evaluations.elapsed())
 
-            if step >= next_eval or update == num_updates - 1:
-                next_eval += config.eval_every
-                eval_seed = 1_000_000 + 1_000 * seed + step  # new episodes each time, never the training ones
-                mean_return = float(evaluate(agent, env_id, config.eval_episodes, seed=eval_seed).mean())
-                logger.log(step, eval_return=mean_return)
-                if mean_return > best_return:
-                    best_return = mean_return
-                    best_state = (agent.get_weights(), normalize.stats.state())
-                if threshold is not None and mean_return >= threshold and solved_at_step is None:
-                    solved_at_step, solved_at_time = step, time.perf_counter() - start
-                    if stop_when_solved:
-                        break
+            solved_now = (evaluations.due(step) or update == num_updates - 1) and evaluations.run(step)
+            if solved_now and stop_when_solved:
+                break
             logger.advance(step)
     finally:
         logger.close()
         runner.close()
-    if config.keep_best and best_state is not None and best_return > logger.history.last("eval_return"):
-        agent.set_weights(best_state[0])
-        normalize.stats.load_state(best_state[1])
-    if logdir is not None:
-        agent.save_run(logdir, logger.history)
-    return TrainResult(
-        agent=agent, history=logger.history, config=config, algo=agent.algo, env_id=env_id, framework=framework,
-        seed=seed, steps=step, wall_time=time.perf_counter() - start,
-        solved_at_step=solved_at_step, solved_at_time=solved_at_time,
-    )  # fmt: skip
+    return evaluations.finish(step, logdir)

@@ -10,17 +10,16 @@ torch and 40x faster than a ``tf.function`` (see ``rlkit/nets.py``).
 from __future__ import annotations
 
 import importlib
-import time
 from pathlib import Path
 
 import numpy as np
 
 from rlkit.algos.agent_base import Agent
 from rlkit.algos.dqn.config import DQNConfig
+from rlkit.algos.training import Evaluations
 from rlkit.buffers import ReplayBuffer
-from rlkit.envs import EnvRunner, make_vec_env, solve_threshold
+from rlkit.envs import EnvRunner, make_vec_env
 from rlkit.errors import RlkitError
-from rlkit.evaluate import evaluate
 from rlkit.logger import Logger
 from rlkit.nets import mlp_forward
 from rlkit.result import TrainResult
@@ -111,7 +110,7 @@ def train(
     stop_when_solved: bool = False,
 ) -> TrainResult:
     """Train DQN on ``env_id`` for ``total_steps`` environment steps; see :func:`rlkit.train`."""
-    config = config or DQNConfig()
+    config = config or DQNConfig.for_env(env_id)
     total_steps = total_steps or DEFAULT_TOTAL_STEPS.get(env_id, FALLBACK_TOTAL_STEPS)
     rng = seed_everything(seed)
     agent, envs = make_agent(env_id, framework, config, seed)
@@ -120,12 +119,9 @@ def train(
     runner = EnvRunner(envs, seed=seed)
     epsilon = LinearSchedule(config.eps_start, config.eps_end, max(1, int(config.eps_fraction * total_steps)))
     learning_rate = LinearSchedule(config.learning_rate, config.learning_rate * config.final_lr_fraction, total_steps)
-    threshold = solve_threshold(env_id)
     logger = Logger(total_steps, logdir, progress, description=f"dqn {framework} {env_id}")
-    best_return, best_weights = -np.inf, None
-    solved_at_step = solved_at_time = None
-    start = time.perf_counter()
-    step, next_train, next_eval = 0, config.learning_starts, config.eval_every
+    evaluations = Evaluations(agent, seed, logger)
+    step, next_train = 0, config.learning_starts
     try:
         while step < total_steps:
             batch = runner.step(agent.explore(runner.obs, epsilon(step), rng))
@@ -151,38 +147,14 @@ def train(
                     step,
                     **metrics,
                     epsilon=epsilon(step),
-                    steps_per_second=step / (time.perf_counter() - start),
+                    steps_per_second=step / evaluations.elapsed(),
                 )
 
-            if step >= next_eval or step >= total_steps:
-                next_eval += config.eval_every
-                eval_seed = 1_000_000 + 1_000 * seed + step  # new episodes each time, never the training ones
-                mean_return = float(evaluate(agent, env_id, config.eval_episodes, seed=eval_seed).mean())
-                logger.log(step, eval_return=mean_return)
-                if mean_return > best_return:
-                    best_return, best_weights = mean_return, agent.get_weights()
-                if threshold is not None and mean_return >= threshold and solved_at_step is None:
-                    solved_at_step, solved_at_time = step, time.perf_counter() - start
-                    if stop_when_solved:
-                        break
+            solved_now = (evaluations.due(step) or step >= total_steps) and evaluations.run(step)
+            if solved_now and stop_when_solved:
+                break
             logger.advance(step)
     finally:
         logger.close()
         runner.close()
-    if config.keep_best and best_weights is not None and best_return > logger.history.last("eval_return"):
-        agent.set_weights(best_weights)
-    if logdir is not None:
-        agent.save_run(logdir, logger.history)
-    return TrainResult(
-        agent=agent,
-        history=logger.history,
-        config=config,
-        algo="dqn",
-        env_id=env_id,
-        framework=framework,
-        seed=seed,
-        steps=step,
-        wall_time=time.perf_counter() - start,
-        solved_at_step=solved_at_step,
-        solved_at_time=solved_at_time,
-    )
+    return evaluations.finish(step, logdir)

@@ -1,0 +1,59 @@
+"""What every training loop does around its updates: periodic greedy evaluation, the best policy seen, the
+first step that solved the environment, and the :class:`~rlkit.result.TrainResult` at the end."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from rlkit.envs import solve_threshold
+from rlkit.evaluate import evaluate
+from rlkit.logger import Logger
+from rlkit.result import TrainResult
+
+
+class Evaluations:
+    """Evaluates ``agent`` every ``config.eval_every`` environment steps and keeps the best snapshot."""
+
+    def __init__(self, agent, seed: int, logger: Logger) -> None:
+        self.agent, self.seed, self.logger, self.config = agent, seed, logger, agent.config
+        self.threshold = solve_threshold(agent.env_id)
+        self.next_step = self.config.eval_every
+        self.best_return, self.best_snapshot = -np.inf, None
+        self.solved_at_step = self.solved_at_time = None
+        self.start = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def due(self, step: int) -> bool:
+        return step >= self.next_step
+
+    def run(self, step: int) -> bool:
+        """Evaluate now; returns True when this evaluation is the first to reach the solve threshold."""
+        self.next_step += self.config.eval_every
+        eval_seed = 1_000_000 + 1_000 * self.seed + step  # new episodes each time, never the training ones
+        mean_return = float(evaluate(self.agent, self.agent.env_id, self.config.eval_episodes, seed=eval_seed).mean())
+        self.logger.log(step, eval_return=mean_return)
+        if mean_return > self.best_return:
+            self.best_return, self.best_snapshot = mean_return, self.agent.snapshot()
+        if self.threshold is not None and mean_return >= self.threshold and self.solved_at_step is None:
+            self.solved_at_step, self.solved_at_time = step, self.elapsed()
+            return True
+        return False
+
+    def finish(self, steps: int, logdir: str | Path | None) -> TrainResult:
+        """Restore the best policy (when ``keep_best`` and it beat the last one), save the run, build the result."""
+        history = self.logger.history
+        if self.config.keep_best and self.best_snapshot is not None and self.best_return > history.last("eval_return"):
+            self.agent.restore(self.best_snapshot)
+        if logdir is not None:
+            self.agent.save_run(logdir, history)
+        agent = self.agent
+        return TrainResult(
+            agent=agent, history=history, config=self.config, algo=agent.algo, env_id=agent.env_id,
+            framework=agent.framework, seed=self.seed, steps=steps, wall_time=self.elapsed(),
+            solved_at_step=self.solved_at_step, solved_at_time=self.solved_at_time,
+        )  # fmt: skip
