@@ -14,7 +14,14 @@ from rlkit.errors import CheckpointError, RlkitError, did_you_mean
 from rlkit.result import TrainResult
 
 #: Algorithm name -> package holding ``agent.py`` (``train``, the agent class) and ``config.py``.
-ALGORITHMS = {"dqn": "rlkit.algos.dqn", "ppo": "rlkit.algos.ppo", "a2c": "rlkit.algos.a2c"}
+ALGORITHMS = {
+    "dqn": "rlkit.algos.dqn",
+    "ppo": "rlkit.algos.ppo",
+    "a2c": "rlkit.algos.a2c",
+    "ddpg": "rlkit.algos.ddpg",
+    "td3": "rlkit.algos.td3",
+    "sac": "rlkit.algos.sac",
+}
 FRAMEWORKS = {"torch": "torch", "tf": "tensorflow"}
 
 

@@ -69,3 +69,32 @@ def test_gaussian_ppo_round_trip_keeps_log_std_and_observation_statistics(framew
     np.testing.assert_allclose(loaded.get_weights()[-1], -0.3)  # the log std travelled too
     obs = rng.normal(3.0, 2.0, size=(20, 3)).astype(np.float32)
     np.testing.assert_allclose(loaded.act(obs), agent.act(obs), rtol=1e-6)
+
+
+@pytest.mark.parametrize("algo", ["ddpg", "td3", "sac"])
+@pytest.mark.parametrize(("framework", "suffix"), [("torch", ".pt"), ("tf", ".keras"), ("tf", ".weights.h5")])
+def test_off_policy_round_trip_keeps_networks_action_bounds_and_alpha(algo, framework, suffix, tmp_path, rng):
+    pytest.importorskip("torch" if framework == "torch" else "tensorflow")
+    from rlkit.algos.off_policy.agent import make_agent
+
+    package = rlkit.api.algorithm(algo)
+    agent_class = next(getattr(package, n) for n in package.__all__ if n.endswith("Agent"))
+    config = agent_class.config_class(hidden_sizes=(16, 8), gamma=0.9)
+    agent, envs = make_agent(agent_class, "Pendulum-v1", framework, config, seed=2)
+    envs.close()
+    if algo == "sac":  # a temperature other than the initial one, to see that it is saved
+        if framework == "tf":
+            agent.learner.log_alpha.assign([-1.5])
+        else:
+            agent.learner.log_alpha.data.fill_(-1.5)
+    loaded = rlkit.load(agent.save(tmp_path / f"agent{suffix}"))
+    assert type(loaded) is type(agent) and loaded.config == config
+    for saved, restored in zip(agent.get_weights(), loaded.get_weights(), strict=True):
+        np.testing.assert_array_equal(saved, restored)
+    obs = rng.normal(size=(20, 3)).astype(np.float32)
+    actions = loaded.act(obs)
+    np.testing.assert_array_equal(actions, agent.act(obs))
+    assert actions.shape == (20, 1) and np.all(np.abs(actions) <= 2.0)  # Pendulum's torque bounds
+    if algo == "sac":
+        log_alpha = loaded.learner.log_alpha
+        assert float(np.asarray(log_alpha.detach() if framework == "torch" else log_alpha)[0]) == -1.5

@@ -1,0 +1,49 @@
+"""Benchmark: DDPG, TD3 and SAC in both frameworks over several seeds on Pendulum-v1.
+
+Reports per run the environment steps and wall seconds until a greedy evaluation (10 new episodes, every 1,000
+steps) first reached -200; training stops there, or after 20,000 steps.
+
+    python benchmarks/off_policy.py                                   # all three, seeds 0-4
+    python benchmarks/off_policy.py --algos sac --seeds 0 1 --set hidden_sizes=256,256
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from _common import run_table
+
+import rlkit
+from rlkit.cli import parse_settings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--algos", nargs="+", default=["ddpg", "td3", "sac"], choices=["ddpg", "td3", "sac"])
+    parser.add_argument("--env", default="Pendulum-v1")
+    parser.add_argument("--steps", type=int, default=20_000, help="budget per run")
+    parser.add_argument("--frameworks", nargs="+", default=["torch", "tf"], choices=["torch", "tf"])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="hyperparameters")
+    args = parser.parse_args()
+    overrides = parse_settings(args.set)
+    for algo in args.algos:
+        print(f"== {algo} on {args.env}")
+        run_table(
+            lambda framework, seed, algo=algo: rlkit.train(
+                algo,
+                env=args.env,
+                framework=framework,
+                seed=seed,
+                total_steps=args.steps,
+                progress=False,
+                stop_when_solved=True,
+                **overrides,
+            ),
+            args.frameworks,
+            args.seeds,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""DDPG's agent and entry point; the loop is shared with TD3 and SAC (``rlkit/algos/off_policy/agent.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlkit.algos.ddpg.config import DDPGConfig
+from rlkit.algos.off_policy import agent as off_policy
+from rlkit.noise import make_noise
+
+#: Environment steps for a training run with the defaults (they reach -200 on Pendulum within 20k).
+DEFAULT_TOTAL_STEPS = {"Pendulum-v1": 20_000}
+FALLBACK_TOTAL_STEPS = 100_000
+
+
+class DDPGAgent(off_policy.OffPolicyAgent):
+    """A deterministic policy; it explores by adding Gaussian or Ornstein-Uhlenbeck noise to its actions."""
+
+    algo = "ddpg"
+    config_class = DDPGConfig
+    learner_modules = {"torch": "rlkit.algos.ddpg.torch", "tf": "rlkit.algos.ddpg.tf"}
+    noise = None
+
+    def begin_exploration(self, num_envs: int, rng: np.random.Generator) -> None:
+        config = self.config
+        self.noise = make_noise(config.exploration, config.exploration_noise, (num_envs, self.action_dim), rng)
+
+    def end_episodes(self, done: np.ndarray) -> None:
+        self.noise.reset(done)
+
+    def explore(self, obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The deterministic action plus noise, clipped back into [-1, 1]."""
+        if self.noise is None or self.noise.shape[0] != len(obs):
+            self.begin_exploration(len(obs), rng)
+        return np.clip(self.policy(obs) + self.noise(), -1.0, 1.0).astype(np.float32)
+
+
+train = off_policy.entry_point(DDPGAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)

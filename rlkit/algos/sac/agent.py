@@ -1,0 +1,29 @@
+"""SAC's agent and entry point; the loop is shared with DDPG and TD3 (``rlkit/algos/off_policy/agent.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlkit.algos.off_policy import agent as off_policy
+from rlkit.algos.sac.config import LOG_STD_MAX, LOG_STD_MIN, SACConfig
+
+#: Environment steps for a training run with the defaults (they reach -200 on Pendulum within 20k).
+DEFAULT_TOTAL_STEPS = {"Pendulum-v1": 20_000}
+FALLBACK_TOTAL_STEPS = 100_000
+
+
+class SACAgent(off_policy.OffPolicyAgent):
+    """A stochastic policy: it explores by sampling tanh(mean + std * noise) and acts greedily with tanh(mean)."""
+
+    algo = "sac"
+    config_class = SACConfig
+    learner_modules = {"torch": "rlkit.algos.sac.torch", "tf": "rlkit.algos.sac.tf"}
+
+    def explore(self, obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A sample of the squashed Gaussian policy: its own entropy is the exploration, no added noise."""
+        mean, log_std = np.split(self.actor_output(obs), 2, axis=-1)
+        std = np.exp(np.clip(log_std, LOG_STD_MIN, LOG_STD_MAX))
+        return np.tanh(mean + std * rng.standard_normal(mean.shape)).astype(np.float32)
+
+
+train = off_policy.entry_point(SACAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)

@@ -1,0 +1,27 @@
+"""SAC's hyperparameters (the shared ones are in ``rlkit/algos/off_policy/config.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rlkit.algos.off_policy.config import OffPolicyConfig
+
+#: Bounds of the actor's log standard deviation: below -20 the Gaussian is a spike, above 2 it is flat.
+LOG_STD_MIN, LOG_STD_MAX = -20.0, 2.0
+
+
+@dataclass
+class SACConfig(OffPolicyConfig):
+    """SAC (Haarnoja et al. 2018): a tanh-squashed Gaussian actor, twin critics, an entropy bonus alpha."""
+
+    #: Tune alpha so the policy's entropy tracks ``target_entropy`` (True), or keep ``alpha`` fixed (False).
+    auto_alpha: bool = True
+    #: The fixed alpha, or the starting value of the tuned one.
+    alpha: float = 1.0
+    #: Adam step size of log alpha.
+    alpha_lr: float = 1e-3
+    #: Entropy the tuning aims for; None means -action_dim, the usual heuristic.
+    target_entropy: float | None = None
+
+    def checks(self) -> list[tuple[bool, str, str]]:
+        return [*super().checks(), (self.alpha > 0, "alpha", "> 0"), (self.alpha_lr > 0, "alpha_lr", "> 0")]

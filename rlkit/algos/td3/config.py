@@ -1,0 +1,26 @@
+"""TD3's hyperparameters: DDPG's, plus its three fixes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rlkit.algos.ddpg.config import DDPGConfig
+
+
+@dataclass
+class TD3Config(DDPGConfig):
+    """TD3 (Fujimoto et al. 2018): clipped double Q, delayed policy updates, target policy smoothing."""
+
+    #: Critic steps per actor (and target) step.
+    policy_delay: int = 2
+    #: Std of the Gaussian noise on the target action, and its clip (both in [-1, 1] action units).
+    target_noise: float = 0.2
+    target_noise_clip: float = 0.5
+
+    def checks(self) -> list[tuple[bool, str, str]]:
+        return [
+            *super().checks(),
+            (self.policy_delay >= 1, "policy_delay", ">= 1"),
+            (self.target_noise >= 0, "target_noise", ">= 0"),
+            (self.target_noise_clip >= 0, "target_noise_clip", ">= 0"),
+        ]

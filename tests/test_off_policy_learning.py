@@ -1,0 +1,31 @@
+"""DDPG, TD3 and SAC learn: each swings up Pendulum-v1 (>= -200 over 10 new episodes) in both frameworks."""
+
+from __future__ import annotations
+
+import pytest
+
+import rlkit
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+@pytest.mark.parametrize("algo", ["ddpg", "td3", "sac"])
+def test_swings_up_the_pendulum(algo, framework):
+    pytest.importorskip("torch" if framework == "torch" else "tensorflow")
+    result = rlkit.train(algo, env="Pendulum-v1", framework=framework, seed=1, stop_when_solved=True, progress=False)
+    assert result.solved_at_step is not None and result.solved_at_step <= 20_000, str(result)
+    returns = rlkit.evaluate(result.agent, "Pendulum-v1", episodes=10, seed=2024)
+    assert returns.mean() >= -200, f"mean return {returns.mean():.1f} over 10 new episodes ({result})"
+
+
+def test_a_discrete_environment_is_refused_with_a_pointer():
+    with pytest.raises(rlkit.RlkitError, match="continuous .*use dqn, ppo or a2c"):
+        rlkit.train("sac", env="CartPole-v1", progress=False)
+
+
+def test_ornstein_uhlenbeck_exploration_also_learns():
+    pytest.importorskip("torch")
+    settings = {"exploration": "ou", "exploration_noise": 0.2}
+    result = rlkit.train("ddpg", env="Pendulum-v1", seed=1, stop_when_solved=True, progress=False, **settings)
+    assert result.solved_at_step is not None, str(result)
