@@ -70,3 +70,71 @@ def test_policy_gradient_checks_accept_answers_and_explain_mistakes():
     check_gaussian_log_prob(lambda a, m, s: (-0.5 * ((a - m) / np.exp(s)) ** 2 - s - 0.5 * np.log(2 * np.pi)).sum(-1))
     with pytest.raises(ExerciseError, match="sum"):
         check_gaussian_log_prob(lambda a, m, s: -0.5 * ((a - m) / np.exp(s)) ** 2 - s - 0.5 * np.log(2 * np.pi))
+
+
+def softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+@pytest.mark.parametrize(
+    ("check", "answer", "mistakes"),
+    [
+        (
+            "check_polyak_update",
+            lambda target, online, tau: target + tau * (online - target),
+            {
+                "wrong network": lambda target, online, tau: online + tau * (target - online),
+                "hard copy": lambda target, online, tau: online,
+                "forget the `return`": lambda target, online, tau: None,
+            },
+        ),
+        (
+            "check_smoothed_target_action",
+            lambda a, n, s, c: np.clip(a + np.clip(s * n, -c, c), -1, 1),
+            {
+                "clip the noise itself": lambda a, n, s, c: np.clip(a + s * n, -1, 1),
+                "valid action": lambda a, n, s, c: a + np.clip(s * n, -c, c),
+                "scale the standard-normal": lambda a, n, s, c: np.clip(a + np.clip(n, -c, c), -1, 1),
+            },
+        ),
+        (
+            "check_squashed_log_prob",
+            lambda u, m, ls: (
+                (-0.5 * ((u - m) / np.exp(ls)) ** 2 - ls - 0.5 * np.log(2 * np.pi)).sum(1)
+                - (2 * (np.log(2) - u - softplus(-2 * u))).sum(1)
+            ),
+            {
+                "log-density of u": lambda u, m, ls: (
+                    -0.5 * ((u - m) / np.exp(ls)) ** 2 - ls - 0.5 * np.log(2 * np.pi)
+                ).sum(1),
+                "wrong sign": lambda u, m, ls: (
+                    (-0.5 * ((u - m) / np.exp(ls)) ** 2 - ls - 0.5 * np.log(2 * np.pi)).sum(1)
+                    + np.log(1 - np.tanh(u) ** 2).sum(1)
+                ),
+            },
+        ),
+        (
+            "check_first_crossing",
+            lambda steps, returns, threshold: next(
+                (int(s) for s, r in zip(steps, returns, strict=True) if r >= threshold), None
+            ),
+            {
+                ">= counts": lambda steps, returns, threshold: next(
+                    (int(s) for s, r in zip(steps, returns, strict=True) if r > threshold), None
+                ),
+                "return None": lambda steps, returns, threshold: next(
+                    (int(s) for s, r in zip(steps, returns, strict=True) if r >= threshold), int(steps[-1])
+                ),
+            },
+        ),
+    ],
+)
+def test_continuous_control_checks(check, answer, mistakes, capsys):
+    import rlkit.exercises
+
+    check_function = getattr(rlkit.exercises, check)
+    check_function(answer)
+    assert "checks passed" in capsys.readouterr().out
+    for explanation, wrong in mistakes.items():
+        with np.errstate(divide="ignore"), pytest.raises(ExerciseError, match=explanation.replace("`", ".")):
+            check_function(wrong)

@@ -1,0 +1,59 @@
+"""Claim C24: does ``tf.GradientTape`` make SAC's alpha optimizer update every network?
+
+A tape *watches* every trainable variable read inside it, but computes gradients only for the ``sources``
+passed to ``tape.gradient``, and an optimizer changes only the variables paired with those gradients. The
+experiment runs SAC's alpha step three ways and records which weights moved, plus what Keras 3 does when
+one optimizer is reused for a second set of variables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def alpha_step_experiment(seed: int = 0) -> dict:
+    """Which variables each way of writing the alpha step watches and changes."""
+    import keras
+    import tensorflow as tf
+
+    keras.utils.set_random_seed(seed)
+    actor = keras.Sequential([keras.Input((3,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(2)])
+    log_alpha = tf.Variable([0.0], name="log_alpha")
+    obs = tf.constant(np.random.default_rng(seed).normal(size=(16, 3)).astype(np.float32))
+    target_entropy = -1.0
+
+    def alpha_loss(detach: bool):
+        mean, log_std = tf.split(actor(obs), 2, axis=-1)
+        log_probs = tf.reduce_sum(-log_std - 0.5 * mean**2, axis=-1)  # stands in for log pi(a|s)
+        if detach:
+            log_probs = tf.stop_gradient(log_probs)
+        return -tf.reduce_mean(log_alpha * (log_probs + target_entropy))
+
+    def step(detach: bool, sources: str) -> dict:
+        before = [np.array(v) for v in actor.trainable_variables]
+        alpha_before = float(log_alpha[0])
+        with tf.GradientTape() as tape:
+            loss = alpha_loss(detach)
+        watched = {v.name for v in tape.watched_variables()}
+        variables = [log_alpha] if sources == "log_alpha" else [log_alpha, *actor.trainable_variables]
+        grads = tape.gradient(loss, variables)
+        pairs = [(g, v) for g, v in zip(grads, variables, strict=True) if g is not None]
+        keras.optimizers.SGD(0.1).apply_gradients(pairs)
+        actor_moved = any(
+            not np.array_equal(b, np.array(v)) for b, v in zip(before, actor.trainable_variables, strict=True)
+        )
+        return {"watched": len(watched), "actor_moved": actor_moved, "alpha_moved": float(log_alpha[0]) != alpha_before}
+
+    results = {
+        "sources=[log_alpha]": step(detach=False, sources="log_alpha"),
+        "sources=all, log pi attached": step(detach=False, sources="all"),
+        "sources=all, log pi detached": step(detach=True, sources="all"),
+    }
+    optimizer = keras.optimizers.Adam(1e-3)
+    optimizer.apply_gradients([(tf.zeros_like(v), v) for v in actor.trainable_variables])
+    try:
+        optimizer.apply_gradients([(tf.zeros_like(log_alpha), log_alpha)])
+        results["reused optimizer"] = "accepted"
+    except ValueError as exc:
+        results["reused optimizer"] = str(exc)
+    return results
