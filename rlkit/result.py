@@ -34,7 +34,9 @@ class TrainResult:
             if self.solved_at_step is not None
             else "not solved"
         )
+        last = self.history.last("eval_return")
+        evaluation = "no evaluation" if last is None else f"last evaluation {last:.1f}"
         return (
             f"{self.algo} {self.framework} on {self.env_id}, seed {self.seed}: {self.steps:,} steps in "
-            f"{self.wall_time:.1f} s, {solved}; last evaluation {self.history.last('eval_return')}"
+            f"{self.wall_time:.1f} s, {solved}; {evaluation}"
         )
