@@ -4,6 +4,7 @@ first step that solved the environment, and the :class:`~rlkit.result.TrainResul
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -57,3 +58,30 @@ class Evaluations:
             framework=agent.framework, seed=self.seed, steps=steps, wall_time=self.elapsed(),
             solved_at_step=self.solved_at_step, solved_at_time=self.solved_at_time,
         )  # fmt: skip
+
+
+def entry_point(
+    train_agent: Callable[..., TrainResult],
+    agent_class: type,
+    default_total_steps: dict[str, int],
+    fallback_total_steps: int,
+) -> Callable[..., TrainResult]:
+    """The ``train`` function of an algorithm package: ``train_agent`` (its family's loop) for ``agent_class``,
+    with the step budget of each environment and the config from ``agent_class.config_class.for_env``."""
+
+    def train(
+        env_id: str,
+        framework: str = "torch",
+        seed: int = 0,
+        total_steps: int | None = None,
+        config=None,
+        logdir: str | Path | None = None,
+        progress: bool = True,
+        stop_when_solved: bool = False,
+    ) -> TrainResult:
+        steps = total_steps or default_total_steps.get(env_id, fallback_total_steps)
+        config = config or agent_class.config_class.for_env(env_id)
+        return train_agent(agent_class, env_id, framework, seed, steps, config, logdir, progress, stop_when_solved)
+
+    train.__doc__ = f"Train {agent_class.algo.upper()} on ``env_id``; see :func:`rlkit.train`."
+    return train

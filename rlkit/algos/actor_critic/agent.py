@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from rlkit.advantages import compute_gae
+from rlkit.algos import training
 from rlkit.algos.actor_critic.config import ActorCriticConfig
 from rlkit.algos.agent_base import Agent
 from rlkit.algos.training import Evaluations
@@ -126,23 +127,7 @@ def minibatch_indices(size: int, num_minibatches: int, rng: np.random.Generator)
 
 def entry_point(agent_class: type[ActorCriticAgent], default_total_steps: dict[str, int], fallback_total_steps: int):
     """The ``train`` function of an actor-critic algorithm package, with its per-environment step budgets."""
-
-    def train(
-        env_id: str,
-        framework: str = "torch",
-        seed: int = 0,
-        total_steps: int | None = None,
-        config: ActorCriticConfig | None = None,
-        logdir: str | Path | None = None,
-        progress: bool = True,
-        stop_when_solved: bool = False,
-    ) -> TrainResult:
-        steps = total_steps or default_total_steps.get(env_id, fallback_total_steps)
-        config = config or agent_class.config_class.for_env(env_id)
-        return train_agent(agent_class, env_id, framework, seed, steps, config, logdir, progress, stop_when_solved)
-
-    train.__doc__ = f"Train {agent_class.algo.upper()} on ``env_id``; see :func:`rlkit.train`."
-    return train
+    return training.entry_point(train_agent, agent_class, default_total_steps, fallback_total_steps)
 
 
 def train_agent(

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rlkit.algos import training
 from rlkit.algos.agent_base import Agent
 from rlkit.algos.off_policy.config import OffPolicyConfig
 from rlkit.algos.training import Evaluations
@@ -107,6 +108,12 @@ def make_agent(agent_class: type[OffPolicyAgent], env_id: str, framework: str, c
             f"{agent_class.algo.upper()} needs a continuous (Box) action space, but {env_id} has "
             f"{envs.single_action_space}: use dqn, ppo or a2c for discrete actions"
         )
+    if not (np.isfinite(action["low"]).all() and np.isfinite(action["high"]).all()):
+        envs.close()
+        raise RlkitError(
+            f"{agent_class.algo.upper()} squashes its actions into the action space's bounds, but {env_id}'s "
+            f"{envs.single_action_space} is unbounded: use ppo, whose Gaussian policy needs no bounds"
+        )
     obs_dim = int(np.prod(envs.single_observation_space.shape))
     learner = agent_class.learner_class(framework)(obs_dim, int(np.prod(action["shape"])), config, seed)
     return agent_class(learner, env_id, obs_dim, action, config), envs
@@ -114,23 +121,7 @@ def make_agent(agent_class: type[OffPolicyAgent], env_id: str, framework: str, c
 
 def entry_point(agent_class: type[OffPolicyAgent], default_total_steps: dict[str, int], fallback_total_steps: int):
     """The ``train`` function of an off-policy algorithm package, with its per-environment step budgets."""
-
-    def train(
-        env_id: str,
-        framework: str = "torch",
-        seed: int = 0,
-        total_steps: int | None = None,
-        config: OffPolicyConfig | None = None,
-        logdir: str | Path | None = None,
-        progress: bool = True,
-        stop_when_solved: bool = False,
-    ) -> TrainResult:
-        steps = total_steps or default_total_steps.get(env_id, fallback_total_steps)
-        config = config or agent_class.config_class.for_env(env_id)
-        return train_agent(agent_class, env_id, framework, seed, steps, config, logdir, progress, stop_when_solved)
-
-    train.__doc__ = f"Train {agent_class.algo.upper()} on ``env_id``; see :func:`rlkit.train`."
-    return train
+    return training.entry_point(train_agent, agent_class, default_total_steps, fallback_total_steps)
 
 
 def train_agent(

@@ -199,14 +199,13 @@ class OffPolicyLearner:
         for target, online in self.target_pairs():
             target.assign(target + self.config.tau * (online - target))
 
-    def target_pairs(self):
-        """(target, online) variable pairs; SAC, which has no target actor, overrides it."""
-        pairs = [
-            pair
-            for target, online in zip(self.target_critics, self.critics, strict=True)
-            for pair in zip(target.weights, online.weights, strict=True)
-        ]
-        return [*pairs, *zip(self.target_actor.weights, self.actor.weights, strict=True)]
+    def target_pairs(self) -> list:
+        """(target, online) variable pairs of the critics and the actor (SAC, without a target actor, overrides)."""
+        return [*self.critic_target_pairs(), *zip(self.target_actor.weights, self.actor.weights, strict=True)]
+
+    def critic_target_pairs(self) -> list:
+        targets = [variable for critic in self.target_critics for variable in critic.weights]
+        return list(zip(targets, [variable for critic in self.critics for variable in critic.weights], strict=True))
 
     def sync_targets(self) -> None:
         """Copy the online weights into the targets' own variables (a copy, not an alias: claim C03)."""

@@ -163,10 +163,12 @@ class OffPolicyLearner:
             for target, online in self.target_pairs():
                 target.lerp_(online, self.config.tau)
 
-    def target_pairs(self):
-        """(target, online) parameter pairs; SAC, which has no target actor, overrides it."""
-        pairs = zip(self.target_critics.parameters(), self.critics.parameters(), strict=True)
-        return [*pairs, *zip(self.target_actor.parameters(), self.actor.parameters(), strict=True)]
+    def target_pairs(self) -> list:
+        """(target, online) parameter pairs of the critics and the actor (SAC, without a target actor, overrides)."""
+        return [*self.critic_target_pairs(), *zip(self.target_actor.parameters(), self.actor.parameters(), strict=True)]
+
+    def critic_target_pairs(self) -> list:
+        return list(zip(self.target_critics.parameters(), self.critics.parameters(), strict=True))
 
     def sync_targets(self) -> None:
         """Copy the online weights into the targets' own tensors (a copy, not an alias: claim C03)."""

@@ -79,10 +79,6 @@ class Learner(OffPolicyLearner):
         grads = tape.gradient(loss, [self.log_alpha])
         self.alpha_optimizer.apply_gradients(zip(grads, [self.log_alpha], strict=True))
 
-    def target_pairs(self):
-        """Only the critics have targets: SAC bootstraps from its current actor."""
-        return [
-            pair
-            for target, online in zip(self.target_critics, self.critics, strict=True)
-            for pair in zip(target.weights, online.weights, strict=True)
-        ]
+    def target_pairs(self) -> list:
+        """Only the critics' targets move: SAC bootstraps from its current actor."""
+        return self.critic_target_pairs()

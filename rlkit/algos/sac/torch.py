@@ -77,6 +77,6 @@ class Learner(OffPolicyLearner):
         loss.backward()
         self.alpha_optimizer.step()
 
-    def target_pairs(self):
-        """Only the critics have targets: SAC bootstraps from its current actor."""
-        return list(zip(self.target_critics.parameters(), self.critics.parameters(), strict=True))
+    def target_pairs(self) -> list:
+        """Only the critics' targets move: SAC bootstraps from its current actor."""
+        return self.critic_target_pairs()
