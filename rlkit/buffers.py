@@ -138,3 +138,68 @@ class RolloutBuffer:
         keep = self.valid.reshape(-1)
         fields = {"obs": self.obs[:-1], "actions": self.actions, **per_step}
         return {name: values.reshape(-1, *values.shape[2:])[keep] for name, values in fields.items()}
+
+
+class PrioritizedReplayBuffer(ReplayBuffer):
+    """Proportional prioritized replay (Schaul et al. 2016) over a :class:`~rlkit.sum_tree.SumTree`.
+
+    Transition i is drawn with probability P(i) = p_i^alpha / sum_j p_j^alpha, where p_i = |TD error| + eps
+    from its last update; new transitions get the largest priority seen so far, so each is replayed at least
+    about once. Samples carry importance weights w_i = (N P(i))^-beta / max_batch w, which undo the bias of
+    non-uniform sampling fully at beta = 1 (the loop anneals beta towards 1).
+
+    A burst samples all its batches from the priorities at the start of the burst and updates them after it
+    (:meth:`update_priorities` with the burst's TD errors): priorities lag by at most one burst.
+    """
+
+    def __init__(
+        self,
+        capacity: int,
+        obs_shape: tuple[int, ...],
+        action_shape: tuple[int, ...] = (),
+        action_dtype: type | np.dtype = np.int64,
+        obs_dtype: type | np.dtype = np.float32,
+        seed: int | None = None,
+        alpha: float = 0.6,
+        eps: float = 1e-6,
+    ) -> None:
+        from rlkit.sum_tree import SumTree
+
+        super().__init__(capacity, obs_shape, action_shape, action_dtype, obs_dtype, seed)
+        if alpha < 0:
+            raise RlkitError(f"PrioritizedReplayBuffer alpha must be >= 0, got {alpha!r}")
+        self.alpha, self.eps = float(alpha), float(eps)
+        self.tree = SumTree(self.capacity)
+        self.max_priority = 1.0
+
+    def add(self, obs, actions, rewards, next_obs, terminated) -> None:
+        n = len(rewards)
+        slots = (self.position + np.arange(n)) % self.capacity
+        super().add(obs, actions, rewards, next_obs, terminated)
+        self.tree.update(slots, np.full(n, self.max_priority**self.alpha))
+
+    def sample(self, batch_size: int, beta: float = 1.0) -> dict[str, np.ndarray]:
+        """A prioritized sample with ``indices`` (for :meth:`update_priorities`) and importance ``weights``."""
+        return {name: values[0] for name, values in self.sample_many(1, batch_size, beta).items()}
+
+    def sample_many(self, num_batches: int, batch_size: int, beta: float = 1.0) -> dict[str, np.ndarray]:
+        """``num_batches`` prioritized batches stacked as (K, B, ...), drawn together from the current priorities."""
+        if self.size == 0:
+            raise RlkitError("cannot sample from an empty PrioritizedReplayBuffer: add transitions first")
+        idx = self.tree.sample(batch_size, self.rng, num_batches)
+        weights = (self.size * self.tree.priorities(idx) / self.tree.total) ** -beta
+        return {
+            "obs": self.obs[idx],
+            "actions": self.actions[idx],
+            "rewards": self.rewards[idx],
+            "next_obs": self.next_obs[idx],
+            "terminated": self.terminated[idx],
+            "weights": (weights / weights.max(axis=1, keepdims=True)).astype(np.float32),
+            "indices": idx,
+        }
+
+    def update_priorities(self, indices: np.ndarray, td_errors: np.ndarray) -> None:
+        """New priorities (|TD error| + eps)^alpha for the sampled ``indices`` (any shape, matching)."""
+        priorities = np.abs(np.asarray(td_errors, dtype=np.float64)).reshape(-1) + self.eps
+        self.max_priority = max(self.max_priority, float(priorities.max()))
+        self.tree.update(np.asarray(indices).reshape(-1), priorities**self.alpha)
