@@ -105,9 +105,5 @@ def flatten_burst(batches: dict) -> dict:
 def burst_metrics(totals, steps: int) -> dict[str, float]:
     """Mean metrics of a burst from the twins' summed terms (critic loss, Q, actor loss, actor steps, alpha)."""
     critic_loss, q_mean, actor_loss, actor_steps, alpha = (float(total) for total in totals)
-    return {
-        "critic_loss": critic_loss / steps,
-        "q_mean": q_mean / steps,
-        "actor_loss": actor_loss / max(actor_steps, 1.0),
-        "alpha": alpha / steps,
-    }
+    means = (critic_loss / steps, q_mean / steps, actor_loss / max(actor_steps, 1.0), alpha / steps)
+    return dict(zip(METRICS, means, strict=True))

@@ -212,10 +212,6 @@ class OffPolicyLearner:
         for target, online in zip((self.target_actor, *self.target_critics), self.networks(), strict=True):
             target.set_weights(online.get_weights())
 
-    def set_learning_rate(self, learning_rate: float) -> None:
-        for optimizer in (self.actor_optimizer, self.critic_optimizer):
-            optimizer.learning_rate.assign(learning_rate)
-
     def networks(self) -> list[keras.Sequential]:
         return [self.actor, *self.critics]
 

@@ -175,11 +175,6 @@ class OffPolicyLearner:
         self.target_actor.load_state_dict(self.actor.state_dict())
         self.target_critics.load_state_dict(self.critics.state_dict())
 
-    def set_learning_rate(self, learning_rate: float) -> None:
-        for optimizer in (self.actor_optimizer, self.critic_optimizer):
-            for group in optimizer.param_groups:
-                group["lr"] = learning_rate
-
     def networks(self) -> list[nn.Sequential]:
         return [self.actor, *self.critics]
 
