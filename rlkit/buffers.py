@@ -28,6 +28,7 @@ class ReplayBuffer:
         action_dtype: type | np.dtype = np.int64,
         obs_dtype: type | np.dtype = np.float32,
         seed: int | None = None,
+        with_discounts: bool = False,
     ) -> None:
         if not isinstance(capacity, int | np.integer) or capacity < 1:
             raise RlkitError(f"ReplayBuffer capacity must be a positive int, got {capacity!r}")
@@ -37,6 +38,8 @@ class ReplayBuffer:
         self.actions = np.zeros((capacity, *action_shape), dtype=action_dtype)
         self.rewards = np.zeros(capacity, dtype=np.float32)
         self.terminated = np.zeros(capacity, dtype=np.float32)
+        #: Per-transition bootstrap discounts (gamma^k of n-step transitions), when ``with_discounts``.
+        self.discounts = np.zeros(capacity, dtype=np.float32) if with_discounts else None
         self.rng = np.random.default_rng(seed)
         self.position = 0  # next slot to write
         self.size = 0
@@ -47,9 +50,10 @@ class ReplayBuffer:
     @property
     def nbytes(self) -> int:
         """Memory held by the arrays, in bytes."""
-        return sum(a.nbytes for a in (self.obs, self.next_obs, self.actions, self.rewards, self.terminated))
+        arrays = (self.obs, self.next_obs, self.actions, self.rewards, self.terminated, self.discounts)
+        return sum(a.nbytes for a in arrays if a is not None)
 
-    def add(self, obs, actions, rewards, next_obs, terminated) -> None:
+    def add(self, obs, actions, rewards, next_obs, terminated, discounts=None) -> None:
         """Store a batch of transitions (leading axis = transitions); wraps around when full."""
         n = len(rewards)
         if n == 0:
@@ -62,6 +66,10 @@ class ReplayBuffer:
         self.rewards[slots] = rewards
         self.next_obs[slots] = next_obs
         self.terminated[slots] = terminated
+        if self.discounts is not None:
+            if discounts is None:
+                raise RlkitError("this buffer stores n-step discounts: pass discounts= to add()")
+            self.discounts[slots] = discounts
         self.position = int((self.position + n) % self.capacity)
         self.size = min(self.size + n, self.capacity)
 
@@ -69,14 +77,20 @@ class ReplayBuffer:
         """A uniform sample (with replacement) of ``batch_size`` stored transitions."""
         if self.size == 0:
             raise RlkitError("cannot sample from an empty ReplayBuffer: add transitions first")
-        idx = self.rng.integers(0, self.size, size=batch_size)
-        return {
+        return self.gather(self.rng.integers(0, self.size, size=batch_size))
+
+    def gather(self, idx: np.ndarray) -> dict[str, np.ndarray]:
+        """The stored fields at ``idx`` (any index shape), one fancy-indexing gather per field."""
+        batch = {
             "obs": self.obs[idx],
             "actions": self.actions[idx],
             "rewards": self.rewards[idx],
             "next_obs": self.next_obs[idx],
             "terminated": self.terminated[idx],
         }
+        if self.discounts is not None:
+            batch["discounts"] = self.discounts[idx]
+        return batch
 
     def sample_many(self, num_batches: int, batch_size: int) -> dict[str, np.ndarray]:
         """``num_batches`` independent uniform batches stacked along a leading axis: (K, B, ...).
@@ -160,22 +174,23 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         action_dtype: type | np.dtype = np.int64,
         obs_dtype: type | np.dtype = np.float32,
         seed: int | None = None,
+        with_discounts: bool = False,
         alpha: float = 0.6,
         eps: float = 1e-6,
     ) -> None:
         from rlkit.sum_tree import SumTree
 
-        super().__init__(capacity, obs_shape, action_shape, action_dtype, obs_dtype, seed)
+        super().__init__(capacity, obs_shape, action_shape, action_dtype, obs_dtype, seed, with_discounts)
         if alpha < 0:
             raise RlkitError(f"PrioritizedReplayBuffer alpha must be >= 0, got {alpha!r}")
         self.alpha, self.eps = float(alpha), float(eps)
         self.tree = SumTree(self.capacity)
         self.max_priority = 1.0
 
-    def add(self, obs, actions, rewards, next_obs, terminated) -> None:
+    def add(self, obs, actions, rewards, next_obs, terminated, discounts=None) -> None:
         n = len(rewards)
         slots = (self.position + np.arange(n)) % self.capacity
-        super().add(obs, actions, rewards, next_obs, terminated)
+        super().add(obs, actions, rewards, next_obs, terminated, discounts)
         self.tree.update(slots, np.full(n, self.max_priority**self.alpha))
 
     def sample(self, batch_size: int, beta: float = 1.0) -> dict[str, np.ndarray]:
@@ -188,15 +203,8 @@ class PrioritizedReplayBuffer(ReplayBuffer):
             raise RlkitError("cannot sample from an empty PrioritizedReplayBuffer: add transitions first")
         idx = self.tree.sample(batch_size, self.rng, num_batches)
         weights = (self.size * self.tree.priorities(idx) / self.tree.total) ** -beta
-        return {
-            "obs": self.obs[idx],
-            "actions": self.actions[idx],
-            "rewards": self.rewards[idx],
-            "next_obs": self.next_obs[idx],
-            "terminated": self.terminated[idx],
-            "weights": (weights / weights.max(axis=1, keepdims=True)).astype(np.float32),
-            "indices": idx,
-        }
+        weights = (weights / weights.max(axis=1, keepdims=True)).astype(np.float32)
+        return {**self.gather(idx), "weights": weights, "indices": idx}
 
     def update_priorities(self, indices: np.ndarray, td_errors: np.ndarray) -> None:
         """New priorities (|TD error| + eps)^alpha for the sampled ``indices`` (any shape, matching)."""

@@ -55,6 +55,8 @@ class Field:
     low: float | None = None
     high: float | None = None
     doc: str = ""
+    #: An optional field may be absent (its consumer fills a default); when present it is checked.
+    optional: bool = False
 
     def describe(self, bound: Mapping[str, int]) -> str:
         dims = ", ".join(str(bound.get(d, d)) if isinstance(d, str) else str(d) for d in self.shape)
@@ -80,14 +82,15 @@ class TensorContract:
 
     def check(self, batch: Mapping[str, Any]) -> None:
         """Raise :class:`ContractError` on the first field that breaks the contract."""
-        missing = [name for name in self.fields if name not in batch]
+        missing = [name for name, spec in self.fields.items() if name not in batch and not spec.optional]
         if missing:
             raise ContractError(
                 f"batch is missing {missing}; {self.owner} expects fields {sorted(self.fields)}, got {sorted(batch)}"
             )
         bound = dict(self.bound)
         for name, spec in self.fields.items():
-            self._check_field(name, spec, batch[name], bound)
+            if name in batch:
+                self._check_field(name, spec, batch[name], bound)
 
     def _check_field(self, name: str, spec: Field, value: Any, bound: dict[str, int]) -> None:
         shape = shape_of(value)
@@ -129,7 +132,8 @@ class TensorContract:
             rng = ""
             if spec.low is not None or spec.high is not None:
                 rng = f" in [{spec.low}, {spec.high}]"
-            lines.append(f"  {name:<{width}}  {spec.describe(self.bound)}{rng}  {spec.doc}".rstrip())
+            doc = f"{spec.doc} (optional)" if spec.optional else spec.doc
+            lines.append(f"  {name:<{width}}  {spec.describe(self.bound)}{rng}  {doc}".rstrip())
         return "\n".join(lines)
 
 

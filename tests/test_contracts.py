@@ -71,3 +71,14 @@ def test_framework_tensors_are_checked_without_conversion(rng):
     assert dtype_name(torch.zeros(1, dtype=torch.float64)) == "float64"
     with pytest.raises(ContractError, match="has shape \\(5, 4\\)"):
         contract.check({"x": torch.zeros(5, 4)})
+
+
+def test_optional_fields_may_be_absent_but_are_checked_when_present(rng):
+    contract = dqn_contract(4, 2)
+    batch = dqn_batch(rng, batch_size=8)
+    contract.check(batch)  # one-step, uniform: no discounts, no weights
+    with pytest.raises(ContractError, match=r"batch\['weights'\] has shape \(8, 1\)"):
+        contract.check({**batch, "weights": np.ones((8, 1), np.float32)})
+    with pytest.raises(ContractError, match=r"batch\['discounts'\] has values in \[1.5, 1.5\]"):
+        contract.check({**batch, "discounts": np.full(8, 1.5, np.float32)})
+    assert "(optional)" in contract.describe()

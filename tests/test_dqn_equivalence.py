@@ -129,3 +129,43 @@ def test_update_rejects_a_broadcasting_batch(framework, rng):
     batch["rewards"] = batch["rewards"][:, None]
     with pytest.raises(ContractError, match="squeeze"):
         learner.update(batch)
+
+
+def weighted_nstep_batch(rng: np.random.Generator) -> dict:
+    """A batch of k-step transitions (discounts gamma^k, k in 1..5) with prioritized-replay weights."""
+    batch = batch_for(rng)
+    batch["discounts"] = (0.99 ** rng.integers(1, 6, size=64)).astype(np.float32)
+    batch["weights"] = rng.uniform(0.1, 1.0, size=64).astype(np.float32)
+    return batch
+
+
+def test_discounts_weights_and_td_errors_agree(rng):
+    torch_learner, tf_learner = twins()
+    batch = weighted_nstep_batch(rng)
+    torch_out = torch_learner.compute_gradients(*torch_learner.tensors(batch))
+    tf_out = tf_learner.compute_gradients(*tf_learner.tensors(batch))
+    assert float(tf_out[0]) == pytest.approx(float(torch_out[0]), rel=1e-6)
+    np.testing.assert_allclose(np.array(tf_out[2]), torch_out[2].numpy(), rtol=1e-5, atol=1e-6)
+    bursts = {name: np.stack([values, values[::-1]]) for name, values in batch.items()}
+    torch_learner.update_many(bursts)
+    tf_learner.update_many(bursts)
+    assert torch_learner.last_td_errors.shape == (2, 64)
+    np.testing.assert_allclose(tf_learner.last_td_errors, torch_learner.last_td_errors, rtol=1e-4, atol=1e-5)
+    for a, b in zip(torch_learner.get_weights(), tf_learner.get_weights(), strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("learner_class", [TorchLearner, TFLearner])
+def test_weights_scale_each_sample_and_defaults_mean_one_step_uniform(learner_class, rng):
+    config = DQNConfig(hidden_sizes=(16,), gamma=0.9)
+    learner = learner_class(4, 3, config, seed=0)
+    batch = batch_for(rng)
+    plain = float(learner.compute_gradients(*learner.tensors(batch))[0])
+    explicit = {**batch, "discounts": np.full(64, 0.9, np.float32), "weights": np.ones(64, np.float32)}
+    assert float(learner.compute_gradients(*learner.tensors(explicit))[0]) == plain
+    doubled = {**explicit, "weights": np.full(64, 2.0, np.float32)}
+    assert float(learner.compute_gradients(*learner.tensors(doubled))[0]) == pytest.approx(2 * plain, rel=1e-6)
+    zero_bootstrap = {**explicit, "discounts": np.zeros(64, np.float32)}
+    td = np.asarray(learner.compute_gradients(*learner.tensors(zero_bootstrap))[2])
+    q = learner.q_values(batch["obs"])[np.arange(64), batch["actions"]]
+    np.testing.assert_allclose(td, np.abs(batch["rewards"] - q), rtol=1e-5, atol=1e-5)  # target = r alone

@@ -17,11 +17,12 @@ import numpy as np
 from rlkit.algos.agent_base import Agent
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.algos.training import Evaluations
-from rlkit.buffers import ReplayBuffer
+from rlkit.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from rlkit.envs import EnvRunner, make_vec_env
 from rlkit.errors import RlkitError
 from rlkit.logger import Logger
 from rlkit.nets import mlp_forward
+from rlkit.nstep import NStepFolder
 from rlkit.result import TrainResult
 from rlkit.schedules import LinearSchedule
 from rlkit.seeding import seed_everything
@@ -99,6 +100,15 @@ def make_agent(env_id: str, framework: str, config: DQNConfig, seed: int = 0) ->
     return DQNAgent(learner, env_id, obs_dim, int(space.n), config), envs
 
 
+def make_buffer(config: DQNConfig, obs_dim: int, seed: int) -> ReplayBuffer:
+    """Uniform or prioritized replay, storing each transition's bootstrap discount (n-step returns)."""
+    if config.prioritized:
+        return PrioritizedReplayBuffer(
+            config.buffer_size, (obs_dim,), seed=seed, with_discounts=True, alpha=config.per_alpha
+        )
+    return ReplayBuffer(config.buffer_size, (obs_dim,), seed=seed, with_discounts=True)
+
+
 def train(
     env_id: str,
     framework: str = "torch",
@@ -115,24 +125,23 @@ def train(
     rng = seed_everything(seed)
     agent, envs = make_agent(env_id, framework, config, seed)
     learner = agent.learner
-    buffer = ReplayBuffer(config.buffer_size, (agent.obs_dim,), seed=seed)
+    buffer = make_buffer(config, agent.obs_dim, seed)
+    folder = NStepFolder(config.n_step, config.gamma, config.num_envs)
     runner = EnvRunner(envs, seed=seed)
     epsilon = LinearSchedule(config.eps_start, config.eps_end, max(1, int(config.eps_fraction * total_steps)))
     learning_rate = LinearSchedule(config.learning_rate, config.learning_rate * config.final_lr_fraction, total_steps)
+    beta = LinearSchedule(config.per_beta_start, 1.0, total_steps)  # importance-weight exponent of PER
     logger = Logger(total_steps, logdir, progress, description=f"dqn {framework} {env_id}")
     evaluations = Evaluations(agent, seed, logger)
     step, next_train = 0, config.learning_starts
     try:
         while step < total_steps:
             batch = runner.step(agent.explore(runner.obs, epsilon(step), rng))
-            valid = batch.valid
-            buffer.add(
-                batch.obs[valid],
-                batch.actions[valid],
-                batch.rewards[valid],
-                batch.next_obs[valid],
-                batch.terminated[valid],
-            )
+            transitions = folder.step(
+                batch.obs, batch.actions, batch.rewards, batch.next_obs, batch.terminated, batch.truncated, batch.valid
+            )  # n-step transitions completed by this step (autoreset steps skipped), or None
+            if transitions is not None:
+                buffer.add(**transitions)
             step += config.num_envs
             returns, lengths = runner.pop_episodes()
             if len(returns):
@@ -141,7 +150,13 @@ def train(
             if step >= next_train:
                 next_train += config.train_every
                 learner.set_learning_rate(learning_rate(step))
-                metrics = learner.update_many(buffer.sample_many(config.gradient_steps, config.batch_size))
+                if config.prioritized:
+                    batches = buffer.sample_many(config.gradient_steps, config.batch_size, beta(step))
+                    indices = batches.pop("indices")
+                    metrics = learner.update_many(batches)
+                    buffer.update_priorities(indices, learner.last_td_errors)
+                else:
+                    metrics = learner.update_many(buffer.sample_many(config.gradient_steps, config.batch_size))
                 agent.refresh()
                 logger.log(
                     step,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from rlkit.algos.config_base import AlgorithmConfig
 from rlkit.contracts import Field, TensorContract
 
@@ -46,6 +48,14 @@ class DQNConfig(AlgorithmConfig):
     target_update: str = "polyak"
     target_update_every: int = 256
     tau: float = 0.02
+    #: Multi-step returns: each stored transition carries n rewards and bootstraps from the observation n
+    #: steps later with discount gamma^n (shorter at episode ends; see ``rlkit/nstep.py``). 1 = plain DQN.
+    n_step: int = 1
+    #: Prioritized replay: sample transitions in proportion to |TD error|^per_alpha and weight their loss by
+    #: importance weights whose exponent beta anneals from ``per_beta_start`` to 1 over training.
+    prioritized: bool = False
+    per_alpha: float = 0.6
+    per_beta_start: float = 0.4
     #: Huber loss threshold: quadratic for TD errors below it, linear above (robust to outliers).
     huber_delta: float = 1.0
     #: Global gradient-norm clip; ``None`` disables clipping.
@@ -76,6 +86,9 @@ class DQNConfig(AlgorithmConfig):
             (self.target_update in ("hard", "polyak"), "target_update", "'hard' or 'polyak'"),
             (self.target_update_every > 0, "target_update_every", "> 0"),
             (0 < self.tau <= 1, "tau", "in (0, 1]"),
+            (isinstance(self.n_step, int) and self.n_step >= 1, "n_step", "an int >= 1"),
+            (self.per_alpha >= 0, "per_alpha", ">= 0"),
+            (0 <= self.per_beta_start <= 1, "per_beta_start", "in [0, 1]"),
             (self.huber_delta > 0, "huber_delta", "> 0"),
             (self.max_grad_norm is None or self.max_grad_norm > 0, "max_grad_norm", "> 0 or None"),
             (0 <= self.eps_end <= self.eps_start <= 1, "eps_start/eps_end", "0 <= eps_end <= eps_start <= 1"),
@@ -102,6 +115,18 @@ def dqn_contract(obs_dim: int | str = "obs_dim", n_actions: int | None = None) -
             "rewards": Field(("B",), ("float32",), doc="rewards r"),
             "next_obs": Field(("B", "obs_dim"), ("float32",), doc="next observations s'"),
             "terminated": Field(("B",), ("float32",), 0, 1, doc="1 where s' is terminal (not truncated)"),
+            "discounts": Field(
+                ("B",), ("float32",), 0, 1, doc="bootstrap discount gamma^k, default gamma", optional=True
+            ),
+            "weights": Field(("B",), ("float32",), 0, None, doc="importance weights, default 1", optional=True),
         },
     )
     return contract.bind(obs_dim=obs_dim) if isinstance(obs_dim, int) else contract
+
+
+def with_defaults(batch: dict[str, np.ndarray], gamma: float) -> dict[str, np.ndarray]:
+    """``batch`` with ``discounts`` = gamma (one-step transitions) and ``weights`` = 1 (uniform replay) where
+    absent, so a plain one-step, uniformly sampled batch needs neither field."""
+    shape = batch["rewards"].shape
+    defaults = {"discounts": np.full(shape, gamma, np.float32), "weights": np.ones(shape, np.float32)}
+    return {**{name: value for name, value in defaults.items() if name not in batch}, **batch}

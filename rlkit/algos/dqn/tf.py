@@ -12,7 +12,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from rlkit.algos.dqn.config import DQNConfig, dqn_contract
+from rlkit.algos.dqn.config import DQNConfig, dqn_contract, with_defaults
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.hardware import configure_tensorflow
@@ -46,11 +46,14 @@ class DQNLearner:
         self.optimizer = TorchAdam(learning_rate=config.learning_rate, epsilon=1e-8)
         self.optimizer.build(self.q.trainable_variables)
         self.step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)  # differs: torch uses a Python int
+        self.last_td_errors = np.zeros((0, 0), dtype=np.float32)  # |TD errors| of the last burst, (K, B)
         spec = [
             tf.TensorSpec((None, None, obs_dim), tf.float32),
             tf.TensorSpec((None, None), tf.int64),
             tf.TensorSpec((None, None), tf.float32),
             tf.TensorSpec((None, None, obs_dim), tf.float32),
+            tf.TensorSpec((None, None), tf.float32),
+            tf.TensorSpec((None, None), tf.float32),
             tf.TensorSpec((None, None), tf.float32),
         ]
         # differs: torch runs eagerly; TF traces the whole burst of steps once into one graph. A burst of 128
@@ -66,42 +69,60 @@ class DQNLearner:
         return self.q(np.asarray(obs, dtype=np.float32), training=False).numpy()
 
     def update(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
-        """One gradient step on a batch that satisfies the DQN contract; returns loss and mean Q."""
+        """One gradient step on a batch that satisfies the DQN contract; returns loss and mean Q.
+
+        ``discounts`` and ``weights`` may be left out (gamma and 1: one-step transitions, uniform replay).
+        """
         return self.update_many({name: values[None] for name, values in batch.items()})
 
     def update_many(self, batches: dict[str, np.ndarray]) -> dict[str, float]:
-        """K gradient steps, one per batch of ``batches`` (each field stacked as (K, B, ...)); mean metrics."""
+        """K gradient steps, one per batch of ``batches`` (each field stacked as (K, B, ...)); mean metrics.
+
+        The steps' |TD errors| (the new priorities of prioritized replay) are kept in ``last_td_errors``.
+        """
+        batches = with_defaults(batches, self.config.gamma)
         self.contract.check({name: values.reshape(-1, *values.shape[2:]) for name, values in batches.items()})
-        loss, q_mean = self.train_steps(*self.tensors(batches))
+        loss, q_mean, td_errors = self.train_steps(*self.tensors(batches))
+        self.last_td_errors = td_errors.numpy()
         return {"loss": float(loss), "q_mean": float(q_mean)}
 
     def gradients(self, batch: dict[str, np.ndarray]) -> list[np.ndarray]:
         """The (clipped) gradients one batch would apply, in :meth:`get_weights` order; takes no step."""
+        batch = with_defaults(batch, self.config.gamma)
         self.contract.check(batch)
-        _, _, grads = self.compute_gradients(*self.tensors(batch))
+        *_, grads = self.compute_gradients(*self.tensors(batch))
         return [np.array(grad) for grad in grads]
 
     def tensors(self, batch: dict[str, np.ndarray]) -> tuple:
         """The batch's fields as tensors, in the argument order of :meth:`train_step` (no copies)."""
+        batch = with_defaults(batch, self.config.gamma)
         return (
             tf.convert_to_tensor(batch["obs"]),
             tf.convert_to_tensor(batch["actions"].astype(np.int64, copy=False)),
             tf.convert_to_tensor(batch["rewards"]),
             tf.convert_to_tensor(batch["next_obs"]),
             tf.convert_to_tensor(batch["terminated"]),
+            tf.convert_to_tensor(batch["discounts"]),
+            tf.convert_to_tensor(batch["weights"]),
         )
 
-    def train_steps(self, obs, actions, rewards, next_obs, terminated):
-        """Run :meth:`train_step` on each batch along the leading axis; return the mean loss and Q."""
+    def train_steps(self, obs, actions, rewards, next_obs, terminated, discounts, weights):
+        """Run :meth:`train_step` on each batch along the leading axis; mean loss and Q, and |TD errors|."""
         total_loss, total_q = tf.zeros(()), tf.zeros(())
+        td_errors = tf.TensorArray(tf.float32, size=tf.shape(obs)[0])
         for i in tf.range(tf.shape(obs)[0]):  # differs: autograph turns this loop into a graph while_loop
-            loss, q_mean = self.train_step(obs[i], actions[i], rewards[i], next_obs[i], terminated[i])
+            batch = (obs[i], actions[i], rewards[i], next_obs[i], terminated[i], discounts[i], weights[i])
+            loss, q_mean, td_error = self.train_step(*batch)
             total_loss, total_q = total_loss + loss, total_q + q_mean
+            td_errors = td_errors.write(i, td_error)  # differs: torch appends to a Python list
         steps = tf.cast(tf.shape(obs)[0], tf.float32)
-        return total_loss / steps, total_q / steps
+        return total_loss / steps, total_q / steps, td_errors.stack()
 
-    def td_targets(self, rewards, next_obs, terminated):
-        """r + gamma * (1 - terminated) * Q_target(s', a'), with a' from the online net when ``double``."""
+    def td_targets(self, rewards, next_obs, terminated, discounts):
+        """r + discount * (1 - terminated) * Q_target(s', a'), with a' from the online net when ``double``.
+
+        The discount is gamma for a one-step transition, gamma^k for a k-step one (then r is its k rewards).
+        """
         next_q_target = self.target_q(next_obs, training=False)
         if self.config.double:
             next_actions = tf.argmax(self.q(next_obs, training=False), axis=1)
@@ -109,27 +130,30 @@ class DQNLearner:
             next_actions = tf.argmax(next_q_target, axis=1)
         # batch_dims=1 picks one value per row and keeps shape (B,): a (B, 1) would broadcast (claim C08)
         next_q = tf.gather(next_q_target, next_actions, batch_dims=1)
-        targets = rewards + self.config.gamma * (1.0 - terminated) * next_q
+        targets = rewards + discounts * (1.0 - terminated) * next_q
         return tf.stop_gradient(targets)  # differs: torch computes this block under torch.no_grad()
 
-    def compute_gradients(self, obs, actions, rewards, next_obs, terminated):
-        """Huber loss between Q(s, a) and the TD target, its mean Q, and its clipped gradients."""
-        targets = self.td_targets(rewards, next_obs, terminated)
+    def compute_gradients(self, obs, actions, rewards, next_obs, terminated, discounts, weights):
+        """Importance-weighted Huber loss of Q(s, a) against the TD target; mean Q, |TD errors|, clipped gradients."""
+        targets = self.td_targets(rewards, next_obs, terminated, discounts)
         with tf.GradientTape() as tape:
             q = tf.gather(self.q(obs, training=True), actions, batch_dims=1)
-            loss = tf.reduce_mean(huber(targets - q, self.config.huber_delta))
+            loss = tf.reduce_mean(weights * huber(targets - q, self.config.huber_delta))
         grads = tape.gradient(loss, self.q.trainable_variables)  # differs: torch calls loss.backward()
         if self.config.max_grad_norm is not None:
             grads, _ = tf.clip_by_global_norm(grads, self.config.max_grad_norm)
-        return loss, tf.reduce_mean(q), grads
+        td_errors = tf.abs(targets - tf.stop_gradient(q))
+        return loss, tf.reduce_mean(q), td_errors, grads
 
-    def train_step(self, obs, actions, rewards, next_obs, terminated):
+    def train_step(self, obs, actions, rewards, next_obs, terminated, discounts, weights):
         """One Adam step on the clipped gradients, then the target update."""
-        loss, q_mean, grads = self.compute_gradients(obs, actions, rewards, next_obs, terminated)
+        loss, q_mean, td_errors, grads = self.compute_gradients(
+            obs, actions, rewards, next_obs, terminated, discounts, weights
+        )
         self.optimizer.apply_gradients(zip(grads, self.q.trainable_variables, strict=True))  # differs: see torch
         self.step_counter.assign_add(1)
         self.update_target()
-        return loss, q_mean
+        return loss, q_mean, td_errors
 
     def update_target(self) -> None:
         """Polyak-blend after every step, or copy every ``target_update_every`` steps."""

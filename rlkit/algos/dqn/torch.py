@@ -13,7 +13,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from rlkit.algos.dqn.config import DQNConfig, dqn_contract
+from rlkit.algos.dqn.config import DQNConfig, dqn_contract, with_defaults
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.hardware import configure_torch
 from rlkit.nets import init_mlp_weights
@@ -46,6 +46,7 @@ class DQNLearner:
         # fused=True: one kernel for the whole Adam step, 2.4x faster than the default loop on CPU
         self.optimizer = torch.optim.Adam(self.q.parameters(), lr=config.learning_rate, eps=1e-8, fused=True)
         self.gradient_steps = 0  # differs: TF keeps this count in a tf.Variable
+        self.last_td_errors = np.zeros((0, 0), dtype=np.float32)  # |TD errors| of the last burst, (K, B)
 
     def q_values(self, obs: np.ndarray) -> np.ndarray:
         """Q-values of a batch of observations, through the framework (acting uses the numpy copy)."""
@@ -53,41 +54,58 @@ class DQNLearner:
             return self.q(torch.as_tensor(obs, dtype=torch.float32)).numpy()
 
     def update(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
-        """One gradient step on a batch that satisfies the DQN contract; returns loss and mean Q."""
+        """One gradient step on a batch that satisfies the DQN contract; returns loss and mean Q.
+
+        ``discounts`` and ``weights`` may be left out (gamma and 1: one-step transitions, uniform replay).
+        """
         return self.update_many({name: values[None] for name, values in batch.items()})
 
     def update_many(self, batches: dict[str, np.ndarray]) -> dict[str, float]:
-        """K gradient steps, one per batch of ``batches`` (each field stacked as (K, B, ...)); mean metrics."""
+        """K gradient steps, one per batch of ``batches`` (each field stacked as (K, B, ...)); mean metrics.
+
+        The steps' |TD errors| (the new priorities of prioritized replay) are kept in ``last_td_errors``.
+        """
+        batches = with_defaults(batches, self.config.gamma)
         self.contract.check({name: values.reshape(-1, *values.shape[2:]) for name, values in batches.items()})
-        loss, q_mean = self.train_steps(*self.tensors(batches))
+        loss, q_mean, td_errors = self.train_steps(*self.tensors(batches))
+        self.last_td_errors = td_errors.numpy()
         return {"loss": loss.item(), "q_mean": q_mean.item()}
 
     def gradients(self, batch: dict[str, np.ndarray]) -> list[np.ndarray]:
         """The (clipped) gradients one batch would apply, in :meth:`get_weights` order; takes no step."""
+        batch = with_defaults(batch, self.config.gamma)
         self.contract.check(batch)
-        _, _, grads = self.compute_gradients(*self.tensors(batch))
+        *_, grads = self.compute_gradients(*self.tensors(batch))
         return [grad.numpy().T.copy() if grad.ndim == 2 else grad.numpy().copy() for grad in grads]
 
     def tensors(self, batch: dict[str, np.ndarray]) -> tuple:
         """The batch's fields as tensors, in the argument order of :meth:`train_step` (no copies)."""
+        batch = with_defaults(batch, self.config.gamma)
         return (
             torch.from_numpy(batch["obs"]),
             torch.from_numpy(batch["actions"]).long(),
             torch.from_numpy(batch["rewards"]),
             torch.from_numpy(batch["next_obs"]),
             torch.from_numpy(batch["terminated"]),
+            torch.from_numpy(batch["discounts"]),
+            torch.from_numpy(batch["weights"]),
         )
 
-    def train_steps(self, obs, actions, rewards, next_obs, terminated):
-        """Run :meth:`train_step` on each batch along the leading axis; return the mean loss and Q."""
-        total_loss, total_q = torch.zeros(()), torch.zeros(())
+    def train_steps(self, obs, actions, rewards, next_obs, terminated, discounts, weights):
+        """Run :meth:`train_step` on each batch along the leading axis; mean loss and Q, and |TD errors|."""
+        total_loss, total_q, td_errors = torch.zeros(()), torch.zeros(()), []
         for i in range(obs.shape[0]):  # differs: TF runs this loop inside its graph (tf.range)
-            loss, q_mean = self.train_step(obs[i], actions[i], rewards[i], next_obs[i], terminated[i])
+            batch = (obs[i], actions[i], rewards[i], next_obs[i], terminated[i], discounts[i], weights[i])
+            loss, q_mean, td_error = self.train_step(*batch)
             total_loss, total_q = total_loss + loss, total_q + q_mean
-        return total_loss / obs.shape[0], total_q / obs.shape[0]
+            td_errors.append(td_error)  # differs: TF writes into a tf.TensorArray
+        return total_loss / obs.shape[0], total_q / obs.shape[0], torch.stack(td_errors)
 
-    def td_targets(self, rewards, next_obs, terminated):
-        """r + gamma * (1 - terminated) * Q_target(s', a'), with a' from the online net when ``double``."""
+    def td_targets(self, rewards, next_obs, terminated, discounts):
+        """r + discount * (1 - terminated) * Q_target(s', a'), with a' from the online net when ``double``.
+
+        The discount is gamma for a one-step transition, gamma^k for a k-step one (then r is its k rewards).
+        """
         with torch.no_grad():  # differs: TF computes the same values and wraps them in tf.stop_gradient
             next_q_target = self.target_q(next_obs)
             if self.config.double:
@@ -96,26 +114,29 @@ class DQNLearner:
                 next_actions = next_q_target.argmax(dim=1)
             # gather + squeeze keeps shape (B,): a (B, 1) here would broadcast to (B, B) below (claim C08)
             next_q = next_q_target.gather(1, next_actions[:, None]).squeeze(1)
-            return rewards + self.config.gamma * (1.0 - terminated) * next_q
+            return rewards + discounts * (1.0 - terminated) * next_q
 
-    def compute_gradients(self, obs, actions, rewards, next_obs, terminated):
-        """Huber loss between Q(s, a) and the TD target, its mean Q, and its clipped gradients."""
-        targets = self.td_targets(rewards, next_obs, terminated)
+    def compute_gradients(self, obs, actions, rewards, next_obs, terminated, discounts, weights):
+        """Importance-weighted Huber loss of Q(s, a) against the TD target; mean Q, |TD errors|, clipped gradients."""
+        targets = self.td_targets(rewards, next_obs, terminated, discounts)
         q = self.q(obs).gather(1, actions[:, None]).squeeze(1)
-        loss = F.huber_loss(q, targets, delta=self.config.huber_delta)
+        loss = (weights * F.huber_loss(q, targets, delta=self.config.huber_delta, reduction="none")).mean()
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()  # differs: TF records the forward pass on a GradientTape and asks it for gradients
         if self.config.max_grad_norm is not None:
             nn.utils.clip_grad_norm_(self.q.parameters(), self.config.max_grad_norm, foreach=True)
-        return loss.detach(), q.detach().mean(), [p.grad for p in self.q.parameters()]
+        td_errors = (targets - q).detach().abs()
+        return loss.detach(), q.detach().mean(), td_errors, [p.grad for p in self.q.parameters()]
 
-    def train_step(self, obs, actions, rewards, next_obs, terminated):
+    def train_step(self, obs, actions, rewards, next_obs, terminated, discounts, weights):
         """One Adam step on the clipped gradients, then the target update."""
-        loss, q_mean, _ = self.compute_gradients(obs, actions, rewards, next_obs, terminated)
+        loss, q_mean, td_errors, _ = self.compute_gradients(
+            obs, actions, rewards, next_obs, terminated, discounts, weights
+        )
         self.optimizer.step()  # differs: the gradients wait in each parameter's .grad; Keras takes them as input
         self.gradient_steps += 1
         self.update_target()
-        return loss, q_mean
+        return loss, q_mean, td_errors
 
     def update_target(self) -> None:
         """Polyak-blend after every step, or copy every ``target_update_every`` steps."""
