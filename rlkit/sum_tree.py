@@ -53,7 +53,7 @@ class SumTree:
         nodes = indices + self.leaves
         self.tree[nodes] = priorities
         for _ in range(self.depth):
-            nodes = np.unique(nodes >> 1)
+            nodes = nodes >> 1  # repeated parents are fine: each gets the same, complete sum
             self.tree[nodes] = self.tree[2 * nodes] + self.tree[2 * nodes + 1]
 
     def find(self, points: np.ndarray) -> np.ndarray:
