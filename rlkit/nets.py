@@ -32,6 +32,19 @@ def mlp_forward(weights: Sequence[np.ndarray], x: np.ndarray, activation: str = 
     return x
 
 
+def dueling_forward(weights: Sequence[np.ndarray], x: np.ndarray) -> np.ndarray:
+    """Q-values of a dueling network: a ReLU trunk, then V(s) + A(s, a) - mean_a A(s, a).
+
+    ``weights`` is ``[trunk W0, b0, ..., value W, b, advantage W, b]``, each ``W`` as (in, out).
+    """
+    hidden = np.asarray(x, dtype=np.float32)
+    for i in range(0, len(weights) - 4, 2):
+        hidden = np.maximum(hidden @ weights[i] + weights[i + 1], 0.0)
+    value = hidden @ weights[-4] + weights[-3]
+    advantage = hidden @ weights[-2] + weights[-1]
+    return value + advantage - advantage.mean(axis=1, keepdims=True)
+
+
 def init_mlp_weights(sizes: Sequence[int], seed: int) -> list[np.ndarray]:
     """Initial weights ``[W0, b0, ...]`` for layer sizes ``[in, h1, ..., out]``, drawn in numpy.
 

@@ -11,10 +11,11 @@ from rlkit.algos.dqn.agent import make_agent
 from rlkit.errors import CheckpointError
 
 
+@pytest.mark.parametrize("dueling", [False, True])
 @pytest.mark.parametrize(("framework", "suffix"), [("torch", ".pt"), ("tf", ".keras"), ("tf", ".weights.h5")])
-def test_round_trip_keeps_weights_config_and_actions(framework, suffix, tmp_path, rng):
+def test_round_trip_keeps_weights_config_and_actions(framework, suffix, dueling, tmp_path, rng):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
-    config = DQNConfig(hidden_sizes=(32, 16), gamma=0.95)
+    config = DQNConfig(hidden_sizes=(32, 16), gamma=0.95, dueling=dueling)
     agent, envs = make_agent("CartPole-v1", framework, config, seed=3)
     envs.close()
     path = agent.save(tmp_path / f"agent{suffix}")

@@ -15,7 +15,7 @@ from conftest import dqn_batch
 
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.errors import ContractError
-from rlkit.nets import mlp_forward
+from rlkit.nets import dueling_forward, mlp_forward
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorflow")
@@ -30,6 +30,8 @@ VARIANTS = {
     "polyak": {"double": True, "target_update": "polyak", "tau": 0.1},
     "clipped": {"double": True, "max_grad_norm": 0.05},  # clipping active on every step
     "unclipped-huber0.5": {"double": False, "max_grad_norm": None, "huber_delta": 0.5},
+    "dueling": {"double": True, "dueling": True, "target_update": "hard", "target_update_every": 2},
+    "dueling-vanilla-polyak": {"double": False, "dueling": True, "target_update": "polyak", "tau": 0.1},
 }
 
 
@@ -66,6 +68,18 @@ def test_forward_passes_agree_in_torch_tf_and_numpy(rng):
     expected = torch_learner.q_values(obs)
     np.testing.assert_allclose(tf_learner.q_values(obs), expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(mlp_forward(torch_learner.get_weights(), obs), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_dueling_forward_passes_agree_and_advantages_are_centred(rng):
+    torch_learner, tf_learner = twins(dueling=True)
+    obs = rng.normal(size=(10, 4)).astype(np.float32)
+    expected = torch_learner.q_values(obs)
+    np.testing.assert_allclose(tf_learner.q_values(obs), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dueling_forward(torch_learner.get_weights(), obs), expected, rtol=1e-5, atol=1e-6)
+    weights = torch_learner.get_weights()
+    hidden = np.maximum(np.maximum(obs @ weights[0] + weights[1], 0) @ weights[2] + weights[3], 0)
+    value = (hidden @ weights[4] + weights[5])[:, 0]
+    np.testing.assert_allclose(expected.mean(axis=1), value, rtol=1e-5, atol=1e-6)  # mean_a Q(s, a) = V(s)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -26,6 +26,21 @@ def test_dqn_solves_cartpole(framework):
     assert returns.mean() >= 475, f"mean return {returns.mean():.1f} over 20 episodes"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_dueling_n_step_prioritized_dqn_solves_cartpole(framework):
+    pytest.importorskip("torch" if framework == "torch" else "tensorflow")
+    """The options compose and learn. (The Rainbow preset's own tests, with noisy nets and C51, come later.)"""
+    options = {"dueling": True, "n_step": 3, "prioritized": True}
+    result = rlkit.train(
+        "dqn", env="CartPole-v1", framework=framework, seed=0, stop_when_solved=True, progress=False, **options
+    )
+    assert result.solved_at_step is not None, f"not solved in 50k steps: {result}"
+    returns = rlkit.evaluate(result.agent, "CartPole-v1", episodes=20, seed=2024)
+    # stopped at its first 10-episode evaluation >= 475: on 20 other episodes one or two may still fall early
+    assert returns.mean() >= 450, f"mean return {returns.mean():.1f} over 20 episodes"
+
+
 @pytest.mark.parametrize("framework", ["torch", "tf"])
 def test_same_seed_twice_gives_identical_runs(framework):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")

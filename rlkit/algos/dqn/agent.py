@@ -21,7 +21,7 @@ from rlkit.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from rlkit.envs import EnvRunner, make_vec_env
 from rlkit.errors import RlkitError
 from rlkit.logger import Logger
-from rlkit.nets import mlp_forward
+from rlkit.nets import dueling_forward, mlp_forward
 from rlkit.nstep import NStepFolder
 from rlkit.result import TrainResult
 from rlkit.schedules import LinearSchedule
@@ -58,6 +58,8 @@ class DQNAgent(Agent):
 
     def q_values(self, obs: np.ndarray) -> np.ndarray:
         """Q-values of a batch of observations, shape (batch, n_actions), from the last :meth:`refresh`."""
+        if self.config.dueling:
+            return dueling_forward(self._weights, obs)
         return mlp_forward(self._weights, obs)
 
     def act(self, obs: np.ndarray, deterministic: bool = True) -> np.ndarray | int:

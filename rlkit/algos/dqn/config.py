@@ -14,6 +14,7 @@ import numpy as np
 
 from rlkit.algos.config_base import AlgorithmConfig
 from rlkit.contracts import Field, TensorContract
+from rlkit.nets import init_mlp_weights
 
 
 @dataclass
@@ -48,6 +49,8 @@ class DQNConfig(AlgorithmConfig):
     target_update: str = "polyak"
     target_update_every: int = 256
     tau: float = 0.02
+    #: Dueling architecture: a shared trunk, then Q(s, a) = V(s) + A(s, a) - mean_a A(s, a) (Wang et al. 2016).
+    dueling: bool = False
     #: Multi-step returns: each stored transition carries n rewards and bootstraps from the observation n
     #: steps later with discount gamma^n (shorter at episode ends; see ``rlkit/nstep.py``). 1 = plain DQN.
     n_step: int = 1
@@ -130,3 +133,13 @@ def with_defaults(batch: dict[str, np.ndarray], gamma: float) -> dict[str, np.nd
     shape = batch["rewards"].shape
     defaults = {"discounts": np.full(shape, gamma, np.float32), "weights": np.ones(shape, np.float32)}
     return {**{name: value for name, value in defaults.items() if name not in batch}, **batch}
+
+
+def initial_q_weights(obs_dim: int, n_actions: int, config: DQNConfig, seed: int) -> list[np.ndarray]:
+    """torch.nn.Linear's default init drawn in numpy (the same network in both frameworks): an MLP, or a
+    dueling network's trunk, value head and advantage head, in :meth:`get_weights` order."""
+    if not config.dueling:
+        return init_mlp_weights([obs_dim, *config.hidden_sizes, n_actions], seed)
+    trunk = init_mlp_weights([obs_dim, *config.hidden_sizes], seed)
+    width = config.hidden_sizes[-1]
+    return [*trunk, *init_mlp_weights([width, 1], seed + 1), *init_mlp_weights([width, n_actions], seed + 2)]

@@ -12,20 +12,24 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from rlkit.algos.dqn.config import DQNConfig, dqn_contract, with_defaults
+from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights, with_defaults
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.hardware import configure_tensorflow
-from rlkit.nets import init_mlp_weights
 
 
-def build_q_network(obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...]) -> keras.Sequential:
-    """An MLP from an observation to one Q-value per action."""
-    layers: list = [keras.Input((obs_dim,))]
+def build_q_network(obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...], dueling: bool) -> keras.Model:
+    """An MLP from an observation to one Q-value per action (or a dueling network: V + A - mean A)."""
+    obs = keras.Input((obs_dim,))
+    hidden = obs
     for width in hidden_sizes:
-        layers.append(keras.layers.Dense(width, activation="relu"))
-    layers.append(keras.layers.Dense(n_actions))
-    return keras.Sequential(layers)
+        hidden = keras.layers.Dense(width, activation="relu")(hidden)
+    if not dueling:
+        return keras.Model(obs, keras.layers.Dense(n_actions)(hidden))
+    # differs: torch writes a small Module (Dueling); Keras wires the same graph with its functional API
+    value, advantage = keras.layers.Dense(1)(hidden), keras.layers.Dense(n_actions)(hidden)
+    # subtracting the mean makes V and A identifiable: without it any constant could move between them
+    return keras.Model(obs, value + advantage - keras.ops.mean(advantage, axis=1, keepdims=True))
 
 
 class DQNLearner:
@@ -38,10 +42,10 @@ class DQNLearner:
         keras.utils.set_random_seed(seed)
         self.config = config
         self.contract = dqn_contract(obs_dim, n_actions)
-        self.q = build_q_network(obs_dim, n_actions, config.hidden_sizes)
-        self.target_q = build_q_network(obs_dim, n_actions, config.hidden_sizes)
+        self.q = build_q_network(obs_dim, n_actions, config.hidden_sizes, config.dueling)
+        self.target_q = build_q_network(obs_dim, n_actions, config.hidden_sizes, config.dueling)
         self.target_q.trainable = False  # differs: torch sets requires_grad_(False) on the parameters
-        self.set_weights(init_mlp_weights([obs_dim, *config.hidden_sizes, n_actions], seed))  # same as torch's
+        self.set_weights(initial_q_weights(obs_dim, n_actions, config, seed))  # the same network as torch's
         # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam uses torch's formula
         self.optimizer = TorchAdam(learning_rate=config.learning_rate, epsilon=1e-8)
         self.optimizer.build(self.q.trainable_variables)

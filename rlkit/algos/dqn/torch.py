@@ -13,20 +13,35 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from rlkit.algos.dqn.config import DQNConfig, dqn_contract, with_defaults
+from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights, with_defaults
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.hardware import configure_torch
-from rlkit.nets import init_mlp_weights
 
 
-def build_q_network(obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...]) -> nn.Sequential:
-    """An MLP from an observation to one Q-value per action."""
+def build_q_network(obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...], dueling: bool) -> nn.Module:
+    """An MLP from an observation to one Q-value per action (or a dueling network, see :class:`Dueling`)."""
     layers: list[nn.Module] = []
     for width in hidden_sizes:
         layers += [nn.Linear(obs_dim, width), nn.ReLU()]
         obs_dim = width
+    if dueling:
+        return Dueling(nn.Sequential(*layers), nn.Linear(obs_dim, 1), nn.Linear(obs_dim, n_actions))
     layers.append(nn.Linear(obs_dim, n_actions))
     return nn.Sequential(*layers)
+
+
+class Dueling(nn.Module):
+    """Q(s, a) = V(s) + A(s, a) - mean_a A(s, a): a value and an advantage head on one trunk."""
+
+    def __init__(self, trunk: nn.Sequential, value: nn.Linear, advantage: nn.Linear) -> None:
+        super().__init__()
+        self.trunk, self.value, self.advantage = trunk, value, advantage
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        hidden = self.trunk(obs)
+        advantage = self.advantage(hidden)
+        # subtracting the mean makes V and A identifiable: without it any constant could move between them
+        return self.value(hidden) + advantage - advantage.mean(dim=1, keepdim=True)
 
 
 class DQNLearner:
@@ -39,10 +54,10 @@ class DQNLearner:
         torch.manual_seed(seed)
         self.config = config
         self.contract = dqn_contract(obs_dim, n_actions)
-        self.q = build_q_network(obs_dim, n_actions, config.hidden_sizes)
-        self.target_q = build_q_network(obs_dim, n_actions, config.hidden_sizes)
+        self.q = build_q_network(obs_dim, n_actions, config.hidden_sizes, config.dueling)
+        self.target_q = build_q_network(obs_dim, n_actions, config.hidden_sizes, config.dueling)
         self.target_q.requires_grad_(False)  # differs: TF marks this by never handing the target to a tape
-        self.set_weights(init_mlp_weights([obs_dim, *config.hidden_sizes, n_actions], seed))  # same as tf's
+        self.set_weights(initial_q_weights(obs_dim, n_actions, config, seed))  # the same network as tf's
         # fused=True: one kernel for the whole Adam step, 2.4x faster than the default loop on CPU
         self.optimizer = torch.optim.Adam(self.q.parameters(), lr=config.learning_rate, eps=1e-8, fused=True)
         self.gradient_steps = 0  # differs: TF keeps this count in a tf.Variable
@@ -182,8 +197,8 @@ class DQNLearner:
         self.sync_target()
 
     def linear_layers(self) -> list[nn.Linear]:
-        """The Linear layers of the online network (Keras' get_weights needs no such helper)."""
-        return [layer for layer in self.q if isinstance(layer, nn.Linear)]
+        """The Linear layers of the online network, trunk first (Keras' get_weights needs no such helper)."""
+        return [layer for layer in self.q.modules() if isinstance(layer, nn.Linear)]
 
     def save(self, path: str | Path, meta: dict) -> None:
         """A ``.pt`` file with the online weights and rlkit's metadata (loads with ``weights_only=True``)."""
