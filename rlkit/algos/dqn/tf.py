@@ -18,7 +18,7 @@ from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.hardware import configure_tensorflow
 
 
-def build_q_network(obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...], dueling: bool) -> keras.Model:
+def build_q_network(obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...], dueling: bool = False) -> keras.Model:
     """An MLP from an observation to one Q-value per action (or a dueling network: V + A - mean A)."""
     obs = keras.Input((obs_dim,))
     hidden = obs

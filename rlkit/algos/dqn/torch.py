@@ -18,7 +18,7 @@ from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.hardware import configure_torch
 
 
-def build_q_network(obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...], dueling: bool) -> nn.Module:
+def build_q_network(obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...], dueling: bool = False) -> nn.Module:
     """An MLP from an observation to one Q-value per action (or a dueling network, see :class:`Dueling`)."""
     layers: list[nn.Module] = []
     for width in hidden_sizes:
