@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,13 @@ class Agent:
     """Base of the agents: subclasses set ``algo``, implement ``refresh``/``act`` and ``checkpoint_extra``."""
 
     algo = "agent"
+    #: Framework -> module holding the algorithm's ``Learner`` class (imported when an agent is made).
+    learner_modules: dict[str, str] = {}
+
+    @classmethod
+    def learner_class(cls, framework: str):
+        """The algorithm's learner for ``"torch"`` or ``"tf"``, importing that framework now."""
+        return importlib.import_module(cls.learner_modules[framework]).Learner
 
     def __init__(self, learner, env_id: str, obs_dim: int, config) -> None:
         self.learner, self.env_id, self.obs_dim, self.config = learner, env_id, obs_dim, config

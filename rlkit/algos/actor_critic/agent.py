@@ -7,7 +7,6 @@ GAE in numpy; then hand ``epochs`` shuffled passes of minibatch indices to the l
 
 from __future__ import annotations
 
-import importlib
 import math
 from pathlib import Path
 
@@ -32,18 +31,12 @@ class ActorCriticAgent(Agent):
 
     algo = "actor-critic"
     config_class = ActorCriticConfig
-    learner_modules: dict[str, str] = {}
 
     def __init__(self, learner, env_id: str, obs_dim: int, action: dict, config: ActorCriticConfig) -> None:
         super().__init__(learner, env_id, obs_dim, config)
         self.action, self.discrete = action, action["discrete"]
         self.obs_normalizer = ObservationNormalizer((obs_dim,), enabled=config.normalize_obs)
         self.refresh()
-
-    @classmethod
-    def learner_class(cls, framework: str):
-        """The algorithm's learner for ``"torch"`` or ``"tf"``, importing that framework now."""
-        return importlib.import_module(cls.learner_modules[framework]).Learner
 
     def refresh(self) -> None:
         """Copy the learner's actor weights (and log std) into the numpy forward pass used for acting."""

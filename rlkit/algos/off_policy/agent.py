@@ -9,7 +9,6 @@ from the run's generator, so a seed fixes a run in either framework.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +31,6 @@ class OffPolicyAgent(Agent):
 
     algo = "off-policy"
     config_class = OffPolicyConfig
-    learner_modules: dict[str, str] = {}
 
     def __init__(self, learner, env_id: str, obs_dim: int, action: dict, config: OffPolicyConfig) -> None:
         super().__init__(learner, env_id, obs_dim, config)
@@ -41,11 +39,6 @@ class OffPolicyAgent(Agent):
         self.low = np.asarray(action["low"], dtype=np.float32)
         self.high = np.asarray(action["high"], dtype=np.float32)
         self.refresh()
-
-    @classmethod
-    def learner_class(cls, framework: str):
-        """The algorithm's learner for ``"torch"`` or ``"tf"``, importing that framework now."""
-        return importlib.import_module(cls.learner_modules[framework]).Learner
 
     def refresh(self) -> None:
         """Copy the learner's actor weights into the numpy forward pass used for acting."""
