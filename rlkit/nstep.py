@@ -32,6 +32,8 @@ class NStepFolder:
 
     def step(self, obs, actions, rewards, next_obs, terminated, truncated, valid) -> dict[str, np.ndarray] | None:
         """Add one vector step (arrays over environments); returns the completed n-step transitions or None."""
+        if self.n == 1:  # every valid step is complete at once: no windows, no Python loop over environments
+            return self._one_step(obs, actions, rewards, next_obs, terminated, np.asarray(valid, dtype=bool))
         out: list[tuple] = []
         for env in np.flatnonzero(valid):
             window = self.pending[env]
@@ -53,6 +55,18 @@ class NStepFolder:
             "next_obs": np.stack(next_out).astype(np.float32),
             "terminated": np.asarray(terminated_out, dtype=np.float32),
             "discounts": np.asarray(discounts, dtype=np.float32),
+        }
+
+    def _one_step(self, obs, actions, rewards, next_obs, terminated, valid) -> dict[str, np.ndarray] | None:
+        if not valid.any():
+            return None
+        return {
+            "obs": np.asarray(obs[valid], dtype=np.float32),
+            "actions": np.asarray(actions)[valid],
+            "rewards": np.asarray(rewards, dtype=np.float32)[valid],
+            "next_obs": np.asarray(next_obs[valid], dtype=np.float32),
+            "terminated": np.asarray(terminated, dtype=np.float32)[valid],
+            "discounts": np.full(int(valid.sum()), self.gamma, dtype=np.float32),
         }
 
     def _fold(self, window: list[tuple], next_obs: np.ndarray, terminated: bool) -> tuple:

@@ -45,6 +45,14 @@ class Evaluations:
             return True
         return False
 
+    def end_of_step(self, step: int, last: bool, stop_when_solved: bool) -> bool:
+        """Evaluate when due (and after the last step) and advance the progress bar; True means stop now."""
+        solved_now = (self.due(step) or last) and self.run(step)
+        if solved_now and stop_when_solved:
+            return True
+        self.logger.advance(step)
+        return False
+
     def finish(self, steps: int, logdir: str | Path | None) -> TrainResult:
         """Restore the best policy (when ``keep_best`` and it beat the last one), save the run, build the result."""
         history = self.logger.history

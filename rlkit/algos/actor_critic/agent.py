@@ -187,10 +187,8 @@ def train_agent(
             agent.refresh()
             logger.log(step, **metrics, clip_range=clip_range, steps_per_second=step / evaluations.elapsed())
 
-            solved_now = (evaluations.due(step) or update == num_updates - 1) and evaluations.run(step)
-            if solved_now and stop_when_solved:
+            if evaluations.end_of_step(step, update == num_updates - 1, stop_when_solved):
                 break
-            logger.advance(step)
     finally:
         logger.close()
         runner.close()

@@ -167,10 +167,8 @@ def train(
                     steps_per_second=step / evaluations.elapsed(),
                 )
 
-            solved_now = (evaluations.due(step) or step >= total_steps) and evaluations.run(step)
-            if solved_now and stop_when_solved:
+            if evaluations.end_of_step(step, step >= total_steps, stop_when_solved):
                 break
-            logger.advance(step)
     finally:
         logger.close()
         runner.close()
