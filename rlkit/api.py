@@ -16,6 +16,7 @@ from rlkit.result import TrainResult
 #: Algorithm name -> package holding ``agent.py`` (``train``, the agent class) and ``config.py``.
 ALGORITHMS = {
     "dqn": "rlkit.algos.dqn",
+    "rainbow": "rlkit.algos.rainbow",
     "ppo": "rlkit.algos.ppo",
     "a2c": "rlkit.algos.a2c",
     "ddpg": "rlkit.algos.ddpg",

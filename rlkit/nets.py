@@ -32,17 +32,60 @@ def mlp_forward(weights: Sequence[np.ndarray], x: np.ndarray, activation: str = 
     return x
 
 
-def dueling_forward(weights: Sequence[np.ndarray], x: np.ndarray) -> np.ndarray:
-    """Q-values of a dueling network: a ReLU trunk, then V(s) + A(s, a) - mean_a A(s, a).
+def q_network_forward(
+    weights: Sequence[np.ndarray],
+    x: np.ndarray,
+    *,
+    dueling: bool = False,
+    noisy: bool = False,
+    n_atoms: int = 1,
+    noise: np.ndarray | None = None,
+) -> np.ndarray:
+    """The numpy twin of DQN's ``QNetwork``: Q-values (B, A), or C51 logits (B, A, n_atoms) when n_atoms > 1.
 
-    ``weights`` is ``[trunk W0, b0, ..., value W, b, advantage W, b]``, each ``W`` as (in, out).
+    ``weights`` lists each layer's ``W, b`` (each ``W`` as (in, out)) -- trunk, then the dueling value head,
+    then the output head -- and for noisy layers ``W_mu, b_mu, W_sigma, b_sigma``. ``noise`` holds standard
+    normal draws, ``in + out`` per noisy layer in that order; ``None`` acts with the mean weights.
     """
+    if noisy:
+        weights = noisy_effective_weights(weights, noise)
     hidden = np.asarray(x, dtype=np.float32)
-    for i in range(0, len(weights) - 4, 2):
+    n_heads = 2 if dueling else 1
+    for i in range(0, len(weights) - 2 * n_heads, 2):
         hidden = np.maximum(hidden @ weights[i] + weights[i + 1], 0.0)
-    value = hidden @ weights[-4] + weights[-3]
-    advantage = hidden @ weights[-2] + weights[-1]
-    return value + advantage - advantage.mean(axis=1, keepdims=True)
+    out = hidden @ weights[-2] + weights[-1]
+    out = out.reshape(len(out), -1, n_atoms)
+    if dueling:
+        value = (hidden @ weights[-4] + weights[-3])[:, None, :]
+        # subtracting the mean makes V and A identifiable: without it any constant could move between them
+        out = value + out - out.mean(axis=1, keepdims=True)
+    return out if n_atoms > 1 else out[:, :, 0]
+
+
+def scale_noise(noise: np.ndarray) -> np.ndarray:
+    """f(x) = sign(x) sqrt(|x|), the factorised noise of Fortunato et al. (2018)."""
+    return np.sign(noise) * np.sqrt(np.abs(noise))
+
+
+def noisy_effective_weights(weights: Sequence[np.ndarray], noise: np.ndarray | None) -> list[np.ndarray]:
+    """``[W, b, ...]`` of noisy layers given as ``[W_mu, b_mu, W_sigma, b_sigma, ...]`` and one noise draw.
+
+    Factorised Gaussian noise: W = W_mu + W_sigma * f(eps_in) f(eps_out)^T and b = b_mu + b_sigma * f(eps_out),
+    so a layer needs in + out draws rather than in * out. ``noise=None`` gives the mean weights (greedy acting).
+    """
+    effective, offset = [], 0
+    for w_mu, b_mu, w_sigma, b_sigma in zip(*[iter(weights)] * 4, strict=True):
+        if noise is None:
+            effective += [w_mu, b_mu]
+            continue
+        fan_in, fan_out = w_mu.shape
+        eps_in = scale_noise(noise[offset : offset + fan_in])
+        eps_out = scale_noise(noise[offset + fan_in : offset + fan_in + fan_out])
+        offset += fan_in + fan_out
+        effective += [w_mu + w_sigma * np.outer(eps_in, eps_out), b_mu + b_sigma * eps_out]
+    if noise is not None and offset != len(noise):
+        raise ValueError(f"noise has {len(noise)} values, the noisy layers use {offset}")
+    return effective
 
 
 def init_mlp_weights(sizes: Sequence[int], seed: int) -> list[np.ndarray]:

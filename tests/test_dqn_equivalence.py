@@ -15,7 +15,7 @@ from conftest import dqn_batch
 
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.errors import ContractError
-from rlkit.nets import dueling_forward, mlp_forward
+from rlkit.nets import q_network_forward
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorflow")
@@ -67,7 +67,7 @@ def test_forward_passes_agree_in_torch_tf_and_numpy(rng):
     obs = rng.normal(size=(10, 4)).astype(np.float32)
     expected = torch_learner.q_values(obs)
     np.testing.assert_allclose(tf_learner.q_values(obs), expected, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(mlp_forward(torch_learner.get_weights(), obs), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(q_network_forward(torch_learner.get_weights(), obs), expected, rtol=1e-5, atol=1e-6)
 
 
 def test_dueling_forward_passes_agree_and_advantages_are_centred(rng):
@@ -75,7 +75,7 @@ def test_dueling_forward_passes_agree_and_advantages_are_centred(rng):
     obs = rng.normal(size=(10, 4)).astype(np.float32)
     expected = torch_learner.q_values(obs)
     np.testing.assert_allclose(tf_learner.q_values(obs), expected, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(dueling_forward(torch_learner.get_weights(), obs), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(q_network_forward(torch_learner.get_weights(), obs, dueling=True), expected, rtol=1e-5, atol=1e-6)
     weights = torch_learner.get_weights()
     hidden = np.maximum(np.maximum(obs @ weights[0] + weights[1], 0) @ weights[2] + weights[3], 0)
     value = (hidden @ weights[4] + weights[5])[:, 0]
@@ -163,8 +163,8 @@ def test_discounts_weights_and_td_errors_agree(rng):
     bursts = {name: np.stack([values, values[::-1]]) for name, values in batch.items()}
     torch_learner.update_many(bursts)
     tf_learner.update_many(bursts)
-    assert torch_learner.last_td_errors.shape == (2, 64)
-    np.testing.assert_allclose(tf_learner.last_td_errors, torch_learner.last_td_errors, rtol=1e-4, atol=1e-5)
+    assert torch_learner.last_priorities.shape == (2, 64)
+    np.testing.assert_allclose(tf_learner.last_priorities, torch_learner.last_priorities, rtol=1e-4, atol=1e-5)
     for a, b in zip(torch_learner.get_weights(), tf_learner.get_weights(), strict=True):
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-6)
 
@@ -183,3 +183,73 @@ def test_weights_scale_each_sample_and_defaults_mean_one_step_uniform(learner_cl
     td = np.asarray(learner.compute_gradients(*learner.tensors(zero_bootstrap))[2])
     q = learner.q_values(batch["obs"])[np.arange(64), batch["actions"]]
     np.testing.assert_allclose(td, np.abs(batch["rewards"] - q), rtol=1e-5, atol=1e-5)  # target = r alone
+
+
+RAINBOW_PARTS = {
+    "noisy": {"noisy": True},
+    "noisy-dueling": {"noisy": True, "dueling": True},
+    "c51": {"distributional": True, "n_atoms": 11, "v_min": -10.0, "v_max": 10.0},
+    "c51-vanilla-hard": {
+        "distributional": True, "n_atoms": 11, "v_min": -10.0, "v_max": 10.0, "double": False,
+        "target_update": "hard", "target_update_every": 2,
+    },
+    "all": {"noisy": True, "dueling": True, "distributional": True, "n_atoms": 11, "v_min": -10.0, "v_max": 10.0},
+}
+
+
+@pytest.mark.parametrize("variant", RAINBOW_PARTS)
+def test_noisy_and_distributional_forward_passes_agree_in_torch_tf_and_numpy(variant, rng):
+    torch_learner, tf_learner = twins(**RAINBOW_PARTS[variant])
+    config = torch_learner.config
+    obs = rng.normal(size=(10, 4)).astype(np.float32)
+    noise = torch_learner.draw_noise()[0]
+    torch_out = torch_learner.q(torch.from_numpy(obs), torch.from_numpy(noise)).detach().numpy()
+    tf_out = tf_learner.q(obs, noise).numpy()
+    numpy_out = q_network_forward(
+        torch_learner.get_weights(), obs, dueling=config.dueling, noisy=config.noisy, n_atoms=config.atoms, noise=noise
+    )
+    assert torch_out.shape == ((10, 3, 11) if config.distributional else (10, 3))
+    np.testing.assert_allclose(tf_out, torch_out, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(numpy_out, torch_out, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(tf_learner.q_values(obs), torch_learner.q_values(obs), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("variant", RAINBOW_PARTS)
+def test_rainbow_parts_update_the_same_with_the_same_noise(variant, rng):
+    torch_learner, tf_learner = twins(**RAINBOW_PARTS[variant])
+    for _ in range(3):
+        batch = weighted_nstep_batch(rng)
+        noise = torch_learner.draw_noise()  # one draw for the online and one for the target network
+        torch_loss = float(torch_learner.compute_gradients(*torch_learner.tensors(batch, noise))[0])
+        assert float(tf_learner.compute_gradients(*tf_learner.tensors(batch, noise))[0]) == pytest.approx(
+            torch_loss, rel=1e-5
+        )
+        for g_torch, g_tf in zip(torch_learner.gradients(batch, noise), tf_learner.gradients(batch, noise), strict=True):
+            np.testing.assert_allclose(g_tf, g_torch, rtol=1e-4, atol=1e-6)
+        torch_metrics, tf_metrics = torch_learner.update(batch, noise), tf_learner.update(batch, noise)
+        assert tf_metrics["q_mean"] == pytest.approx(torch_metrics["q_mean"], rel=1e-4, abs=1e-6)
+        np.testing.assert_allclose(tf_learner.last_priorities, torch_learner.last_priorities, rtol=1e-4, atol=1e-5)
+        for w_torch, w_tf in zip(torch_learner.get_weights(), tf_learner.get_weights(), strict=True):
+            np.testing.assert_allclose(w_tf, w_torch, rtol=1e-4, atol=1e-4 * LEARNING_RATE)
+
+
+def test_noise_changes_the_output_and_the_sigmas_learn(rng):
+    torch_learner, _ = twins(noisy=True)
+    obs = torch.from_numpy(rng.normal(size=(5, 4)).astype(np.float32))
+    first, second = torch_learner.draw_noise()
+    assert not torch.allclose(torch_learner.q(obs, torch.from_numpy(first)), torch_learner.q(obs, torch.from_numpy(second)))
+    sigmas_before = torch_learner.get_weights()[2::4]
+    torch_learner.update(batch_for(rng))
+    assert all(not np.allclose(a, b) for a, b in zip(sigmas_before, torch_learner.get_weights()[2::4], strict=True))
+
+
+def test_c51_priorities_are_the_cross_entropy_against_the_projected_target(rng):
+    torch_learner, _ = twins(distributional=True, n_atoms=11, v_min=-10.0, v_max=10.0)  # atoms 2 apart
+    batch = {**weighted_nstep_batch(rng), "discounts": np.zeros(64, np.float32)}  # target: all mass at r
+    batch["rewards"] = (2 * np.round(batch["rewards"] / 2)).clip(-10, 10).astype(np.float32)  # r on an atom
+    loss, _, priorities, _ = torch_learner.compute_gradients(*torch_learner.tensors(batch))
+    logits = torch_learner.q(torch.from_numpy(batch["obs"])).detach().numpy()[np.arange(64), batch["actions"]]
+    log_probs = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    atom_of_reward = ((batch["rewards"] + 10) / 2).astype(int)
+    np.testing.assert_allclose(priorities.numpy(), -log_probs[np.arange(64), atom_of_reward], rtol=1e-5)
+    assert float(loss) == pytest.approx(float(np.mean(batch["weights"] * priorities.numpy())), rel=1e-5)

@@ -30,7 +30,7 @@ def test_dqn_solves_cartpole(framework):
 @pytest.mark.parametrize("framework", ["torch", "tf"])
 def test_dueling_n_step_prioritized_dqn_solves_cartpole(framework):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
-    """The options compose and learn. (The Rainbow preset's own tests, with noisy nets and C51, come later.)"""
+    """The options compose and learn (the Rainbow preset below adds noisy nets and C51)."""
     options = {"dueling": True, "n_step": 3, "prioritized": True}
     result = rlkit.train(
         "dqn", env="CartPole-v1", framework=framework, seed=0, stop_when_solved=True, progress=False, **options
@@ -39,6 +39,25 @@ def test_dueling_n_step_prioritized_dqn_solves_cartpole(framework):
     returns = rlkit.evaluate(result.agent, "CartPole-v1", episodes=20, seed=2024)
     # stopped at its first 10-episode evaluation >= 475: on 20 other episodes one or two may still fall early
     assert returns.mean() >= 450, f"mean return {returns.mean():.1f} over 20 episodes"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+@pytest.mark.parametrize(("env", "threshold", "margin"), [("CartPole-v1", 475, 50), ("Acrobot-v1", -100, 15)])
+def test_rainbow_solves_cartpole_and_acrobot(framework, env, threshold, margin):
+    """Solved = a greedy evaluation over 20 episodes reaches the threshold; then 20 new episodes confirm it.
+
+    The confirmation allows a margin: a run stopped at its first crossing sits right at the threshold.
+    """
+    pytest.importorskip("torch" if framework == "torch" else "tensorflow")
+    result = rlkit.train(
+        "rainbow", env=env, framework=framework, seed=0, total_steps=40_000, stop_when_solved=True,
+        progress=False, eval_episodes=20,
+    )
+    assert result.solved_at_step is not None, f"not solved in 40k steps: {result}"
+    assert result.history.last("eval_return") >= threshold
+    returns = rlkit.evaluate(result.agent, env, episodes=20, seed=2024)
+    assert returns.mean() >= threshold - margin, f"mean return {returns.mean():.1f} over 20 new episodes"
 
 
 @pytest.mark.parametrize("framework", ["torch", "tf"])

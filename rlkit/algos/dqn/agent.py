@@ -2,7 +2,7 @@
 
 The loop is collect -> store -> update -> evaluate. The framework appears only behind ``learner``: an
 object from ``torch.py`` or ``tf.py`` with ``update(batch)``, ``get_weights()``, ``set_weights()``,
-``save()`` and ``load()``. Acting goes through :func:`rlkit.nets.mlp_forward` on a numpy copy of the
+``save()`` and ``load()``. Acting goes through :func:`rlkit.nets.q_network_forward` on a numpy copy of the
 online weights, refreshed after every burst of gradient steps: at batch size one, numpy is 7x faster than
 torch and 40x faster than a ``tf.function`` (see ``rlkit/nets.py``).
 """
@@ -21,7 +21,8 @@ from rlkit.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from rlkit.envs import EnvRunner, make_vec_env
 from rlkit.errors import RlkitError
 from rlkit.logger import Logger
-from rlkit.nets import dueling_forward, mlp_forward
+from rlkit.distributional import categorical_support, expected_q
+from rlkit.nets import q_network_forward
 from rlkit.nstep import NStepFolder
 from rlkit.result import TrainResult
 from rlkit.schedules import LinearSchedule
@@ -42,10 +43,13 @@ class DQNAgent(Agent):
     """A trained (or training) DQN policy: greedy or epsilon-greedy actions from its Q-network."""
 
     algo = "dqn"
+    config_class = DQNConfig
 
     def __init__(self, learner, env_id: str, obs_dim: int, n_actions: int, config: DQNConfig) -> None:
         super().__init__(learner, env_id, obs_dim, config)
         self.n_actions = n_actions
+        self.noise_size = config.noise_size(obs_dim, n_actions)
+        self.support = categorical_support(config.v_min, config.v_max, config.n_atoms)
         self.refresh()
 
     def refresh(self) -> None:
@@ -56,11 +60,17 @@ class DQNAgent(Agent):
         """
         self._weights = self.learner.get_weights()
 
-    def q_values(self, obs: np.ndarray) -> np.ndarray:
-        """Q-values of a batch of observations, shape (batch, n_actions), from the last :meth:`refresh`."""
-        if self.config.dueling:
-            return dueling_forward(self._weights, obs)
-        return mlp_forward(self._weights, obs)
+    def q_values(self, obs: np.ndarray, noise: np.ndarray | None = None) -> np.ndarray:
+        """Q-values of a batch of observations, shape (batch, n_actions), from the last :meth:`refresh`.
+
+        A noisy network uses one ``noise`` draw for the batch (None: its mean weights); a distributional
+        one returns the mean of each action's return distribution.
+        """
+        config = self.config
+        out = q_network_forward(
+            self._weights, obs, dueling=config.dueling, noisy=config.noisy, n_atoms=config.atoms, noise=noise
+        )
+        return expected_q(out, self.support) if config.distributional else out
 
     def act(self, obs: np.ndarray, deterministic: bool = True) -> np.ndarray | int:
         """Greedy actions for a batch of observations (an int for a single observation)."""
@@ -71,8 +81,13 @@ class DQNAgent(Agent):
         return self.q_values(obs).argmax(axis=1)
 
     def explore(self, obs: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-        """Epsilon-greedy actions for a batch: each is uniform-random with probability ``epsilon``."""
-        actions = self.act(obs)
+        """Exploring actions for a batch: greedy under a fresh noise draw for a noisy network, and then
+        uniform-random with probability ``epsilon`` (the training loop sets it to 0 for noisy networks)."""
+        if self.config.noisy:
+            noise = rng.standard_normal(self.noise_size, dtype=np.float32)
+            actions = self.q_values(np.asarray(obs, dtype=np.float32), noise).argmax(axis=1)
+        else:
+            actions = self.act(obs)
         random = rng.random(len(actions)) < epsilon
         return np.where(random, rng.integers(0, self.n_actions, size=len(actions)), actions)
 
@@ -81,13 +96,15 @@ class DQNAgent(Agent):
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, meta: dict) -> DQNAgent:
-        config = DQNConfig(**meta["config"])
+        config = cls.config_class(**meta["config"])
         learner = learner_class(meta["framework"])(meta["obs_dim"], meta["n_actions"], config)
         learner.load(path)
         return cls(learner, meta["env_id"], meta["obs_dim"], meta["n_actions"], config)
 
 
-def make_agent(env_id: str, framework: str, config: DQNConfig, seed: int = 0) -> tuple[DQNAgent, object]:
+def make_agent(
+    env_id: str, framework: str, config: DQNConfig, seed: int = 0, agent_class: type[DQNAgent] = DQNAgent
+) -> tuple[DQNAgent, object]:
     """A fresh agent for ``env_id`` and the vector environment it trains on; checks the action space."""
     envs = make_vec_env(env_id, config.num_envs, seed=seed)
     space = envs.single_action_space
@@ -99,7 +116,7 @@ def make_agent(env_id: str, framework: str, config: DQNConfig, seed: int = 0) ->
         )
     obs_dim = int(np.prod(envs.single_observation_space.shape))
     learner = learner_class(framework)(obs_dim, int(space.n), config, seed)
-    return DQNAgent(learner, env_id, obs_dim, int(space.n), config), envs
+    return agent_class(learner, env_id, obs_dim, int(space.n), config), envs
 
 
 def make_buffer(config: DQNConfig, obs_dim: int, seed: int) -> ReplayBuffer:
@@ -120,20 +137,27 @@ def train(
     logdir: str | Path | None = None,
     progress: bool = True,
     stop_when_solved: bool = False,
+    agent_class: type[DQNAgent] = DQNAgent,
 ) -> TrainResult:
-    """Train DQN on ``env_id`` for ``total_steps`` environment steps; see :func:`rlkit.train`."""
-    config = config or DQNConfig.for_env(env_id)
+    """Train DQN on ``env_id`` for ``total_steps`` environment steps; see :func:`rlkit.train`.
+
+    ``agent_class`` lets a preset (Rainbow) reuse this loop with its own config defaults and checkpoint name.
+    """
+    config = config or agent_class.config_class.for_env(env_id)
     total_steps = total_steps or DEFAULT_TOTAL_STEPS.get(env_id, FALLBACK_TOTAL_STEPS)
     rng = seed_everything(seed)
-    agent, envs = make_agent(env_id, framework, config, seed)
+    agent, envs = make_agent(env_id, framework, config, seed, agent_class)
     learner = agent.learner
     buffer = make_buffer(config, agent.obs_dim, seed)
     folder = NStepFolder(config.n_step, config.gamma, config.num_envs)
     runner = EnvRunner(envs, seed=seed)
-    epsilon = LinearSchedule(config.eps_start, config.eps_end, max(1, int(config.eps_fraction * total_steps)))
+    if config.noisy:  # noisy networks explore through their noise, after uniform-random warm-up steps
+        epsilon = lambda step: 1.0 if step < config.learning_starts else 0.0  # noqa: E731
+    else:
+        epsilon = LinearSchedule(config.eps_start, config.eps_end, max(1, int(config.eps_fraction * total_steps)))
     learning_rate = LinearSchedule(config.learning_rate, config.learning_rate * config.final_lr_fraction, total_steps)
     beta = LinearSchedule(config.per_beta_start, 1.0, total_steps)  # importance-weight exponent of PER
-    logger = Logger(total_steps, logdir, progress, description=f"dqn {framework} {env_id}")
+    logger = Logger(total_steps, logdir, progress, description=f"{agent_class.algo} {framework} {env_id}")
     evaluations = Evaluations(agent, seed, logger)
     step, next_train = 0, config.learning_starts
     try:
@@ -156,7 +180,7 @@ def train(
                     batches = buffer.sample_many(config.gradient_steps, config.batch_size, beta(step))
                     indices = batches.pop("indices")
                     metrics = learner.update_many(batches)
-                    buffer.update_priorities(indices, learner.last_td_errors)
+                    buffer.update_priorities(indices, learner.last_priorities)
                 else:
                     metrics = learner.update_many(buffer.sample_many(config.gradient_steps, config.batch_size))
                 agent.refresh()

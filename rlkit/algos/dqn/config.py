@@ -59,6 +59,19 @@ class DQNConfig(AlgorithmConfig):
     prioritized: bool = False
     per_alpha: float = 0.6
     per_beta_start: float = 0.4
+    #: Noisy networks: every layer's weights get learned, factorised Gaussian noise, W = mu + sigma * eps
+    #: (Fortunato et al. 2018); exploration comes from the noise, so epsilon-greedy is switched off. Initial
+    #: sigma = ``noisy_sigma0 / sqrt(fan_in)``, the paper's value for factorised noise.
+    noisy: bool = False
+    noisy_sigma0: float = 0.5
+    #: Distributional (C51) learning: a categorical distribution of the return over ``n_atoms`` values
+    #: evenly spaced in [v_min, v_max] per action, trained by cross-entropy against the projected target
+    #: (Bellemare et al. 2017). The support must cover the returns: CartPole's discounted return is at most
+    #: 1 / (1 - gamma) = 100, Acrobot's at least -100.
+    distributional: bool = False
+    n_atoms: int = 51
+    v_min: float = -100.0
+    v_max: float = 100.0
     #: Huber loss threshold: quadratic for TD errors below it, linear above (robust to outliers).
     huber_delta: float = 1.0
     #: Global gradient-norm clip; ``None`` disables clipping.
@@ -92,6 +105,9 @@ class DQNConfig(AlgorithmConfig):
             (isinstance(self.n_step, int) and self.n_step >= 1, "n_step", "an int >= 1"),
             (self.per_alpha >= 0, "per_alpha", ">= 0"),
             (0 <= self.per_beta_start <= 1, "per_beta_start", "in [0, 1]"),
+            (self.noisy_sigma0 > 0, "noisy_sigma0", "> 0"),
+            (isinstance(self.n_atoms, int) and self.n_atoms >= 2, "n_atoms", "an int >= 2"),
+            (self.v_min < self.v_max, "v_min", f"< v_max = {self.v_max}"),
             (self.huber_delta > 0, "huber_delta", "> 0"),
             (self.max_grad_norm is None or self.max_grad_norm > 0, "max_grad_norm", "> 0 or None"),
             (0 <= self.eps_end <= self.eps_start <= 1, "eps_start/eps_end", "0 <= eps_end <= eps_start <= 1"),
@@ -100,6 +116,23 @@ class DQNConfig(AlgorithmConfig):
             (self.eval_every > 0, "eval_every", "> 0"),
             (self.eval_episodes > 0, "eval_episodes", "> 0"),
         ]
+
+
+    @property
+    def atoms(self) -> int:
+        """Outputs per action: ``n_atoms`` for a distributional network, else 1 (a Q-value)."""
+        return self.n_atoms if self.distributional else 1
+
+    def layer_sizes(self, obs_dim: int, n_actions: int) -> list[tuple[int, int]]:
+        """(fan_in, fan_out) of every layer in :meth:`get_weights` order: trunk, value head, output head."""
+        sizes = [obs_dim, *self.hidden_sizes]
+        layers = list(zip(sizes[:-1], sizes[1:], strict=True))
+        value_head = [(sizes[-1], self.atoms)] if self.dueling else []
+        return [*layers, *value_head, (sizes[-1], n_actions * self.atoms)]
+
+    def noise_size(self, obs_dim: int, n_actions: int) -> int:
+        """Standard-normal draws per forward pass of a noisy network (fan_in + fan_out per layer), else 0."""
+        return sum(fan_in + fan_out for fan_in, fan_out in self.layer_sizes(obs_dim, n_actions)) if self.noisy else 0
 
 
 def dqn_contract(obs_dim: int | str = "obs_dim", n_actions: int | None = None) -> TensorContract:
@@ -136,10 +169,26 @@ def with_defaults(batch: dict[str, np.ndarray], gamma: float) -> dict[str, np.nd
 
 
 def initial_q_weights(obs_dim: int, n_actions: int, config: DQNConfig, seed: int) -> list[np.ndarray]:
-    """torch.nn.Linear's default init drawn in numpy (the same network in both frameworks): an MLP, or a
-    dueling network's trunk, value head and advantage head, in :meth:`get_weights` order."""
-    if not config.dueling:
-        return init_mlp_weights([obs_dim, *config.hidden_sizes, n_actions], seed)
-    trunk = init_mlp_weights([obs_dim, *config.hidden_sizes], seed)
-    width = config.hidden_sizes[-1]
-    return [*trunk, *init_mlp_weights([width, 1], seed + 1), *init_mlp_weights([width, n_actions], seed + 2)]
+    """The initial network drawn in numpy (the same network in both frameworks), in :meth:`get_weights` order.
+
+    Each layer's ``W, b`` follow torch.nn.Linear's default init (an MLP, or a dueling network's trunk, value
+    head and output head); a noisy layer's means do too, and its sigmas start at ``noisy_sigma0 /
+    sqrt(fan_in)``, so it lists ``W_mu, b_mu, W_sigma, b_sigma``.
+    """
+    outputs = n_actions * config.atoms
+    if config.dueling:
+        width = config.hidden_sizes[-1]
+        means = [
+            *init_mlp_weights([obs_dim, *config.hidden_sizes], seed),
+            *init_mlp_weights([width, config.atoms], seed + 1),
+            *init_mlp_weights([width, outputs], seed + 2),
+        ]
+    else:
+        means = init_mlp_weights([obs_dim, *config.hidden_sizes, outputs], seed)
+    if not config.noisy:
+        return means
+    weights = []
+    for kernel, bias in zip(means[0::2], means[1::2], strict=True):
+        sigma = np.float32(config.noisy_sigma0 / np.sqrt(kernel.shape[0]))
+        weights += [kernel, bias, np.full(kernel.shape, sigma), np.full(bias.shape, sigma)]
+    return weights
