@@ -75,7 +75,9 @@ def test_dueling_forward_passes_agree_and_advantages_are_centred(rng):
     obs = rng.normal(size=(10, 4)).astype(np.float32)
     expected = torch_learner.q_values(obs)
     np.testing.assert_allclose(tf_learner.q_values(obs), expected, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(q_network_forward(torch_learner.get_weights(), obs, dueling=True), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        q_network_forward(torch_learner.get_weights(), obs, dueling=True), expected, rtol=1e-5, atol=1e-6
+    )
     weights = torch_learner.get_weights()
     hidden = np.maximum(np.maximum(obs @ weights[0] + weights[1], 0) @ weights[2] + weights[3], 0)
     value = (hidden @ weights[4] + weights[5])[:, 0]
@@ -190,8 +192,13 @@ RAINBOW_PARTS = {
     "noisy-dueling": {"noisy": True, "dueling": True},
     "c51": {"distributional": True, "n_atoms": 11, "v_min": -10.0, "v_max": 10.0},
     "c51-vanilla-hard": {
-        "distributional": True, "n_atoms": 11, "v_min": -10.0, "v_max": 10.0, "double": False,
-        "target_update": "hard", "target_update_every": 2,
+        "distributional": True,
+        "n_atoms": 11,
+        "v_min": -10.0,
+        "v_max": 10.0,
+        "double": False,
+        "target_update": "hard",
+        "target_update_every": 2,
     },
     "all": {"noisy": True, "dueling": True, "distributional": True, "n_atoms": 11, "v_min": -10.0, "v_max": 10.0},
 }
@@ -224,7 +231,9 @@ def test_rainbow_parts_update_the_same_with_the_same_noise(variant, rng):
         assert float(tf_learner.compute_gradients(*tf_learner.tensors(batch, noise))[0]) == pytest.approx(
             torch_loss, rel=1e-5
         )
-        for g_torch, g_tf in zip(torch_learner.gradients(batch, noise), tf_learner.gradients(batch, noise), strict=True):
+        for g_torch, g_tf in zip(
+            torch_learner.gradients(batch, noise), tf_learner.gradients(batch, noise), strict=True
+        ):
             np.testing.assert_allclose(g_tf, g_torch, rtol=1e-4, atol=1e-6)
         torch_metrics, tf_metrics = torch_learner.update(batch, noise), tf_learner.update(batch, noise)
         assert tf_metrics["q_mean"] == pytest.approx(torch_metrics["q_mean"], rel=1e-4, abs=1e-6)
@@ -237,7 +246,9 @@ def test_noise_changes_the_output_and_the_sigmas_learn(rng):
     torch_learner, _ = twins(noisy=True)
     obs = torch.from_numpy(rng.normal(size=(5, 4)).astype(np.float32))
     first, second = torch_learner.draw_noise()
-    assert not torch.allclose(torch_learner.q(obs, torch.from_numpy(first)), torch_learner.q(obs, torch.from_numpy(second)))
+    assert not torch.allclose(
+        torch_learner.q(obs, torch.from_numpy(first)), torch_learner.q(obs, torch.from_numpy(second))
+    )
     sigmas_before = torch_learner.get_weights()[2::4]
     torch_learner.update(batch_for(rng))
     assert all(not np.allclose(a, b) for a, b in zip(sigmas_before, torch_learner.get_weights()[2::4], strict=True))

@@ -51,8 +51,14 @@ def test_rainbow_solves_cartpole_and_acrobot(framework, env, threshold, margin):
     """
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
     result = rlkit.train(
-        "rainbow", env=env, framework=framework, seed=0, total_steps=40_000, stop_when_solved=True,
-        progress=False, eval_episodes=20,
+        "rainbow",
+        env=env,
+        framework=framework,
+        seed=0,
+        total_steps=40_000,
+        stop_when_solved=True,
+        progress=False,
+        eval_episodes=20,
     )
     assert result.solved_at_step is not None, f"not solved in 40k steps: {result}"
     assert result.history.last("eval_return") >= threshold

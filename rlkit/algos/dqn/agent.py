@@ -18,10 +18,10 @@ from rlkit.algos.agent_base import Agent
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.algos.training import Evaluations
 from rlkit.buffers import PrioritizedReplayBuffer, ReplayBuffer
+from rlkit.distributional import categorical_support, expected_q
 from rlkit.envs import EnvRunner, make_vec_env
 from rlkit.errors import RlkitError
 from rlkit.logger import Logger
-from rlkit.distributional import categorical_support, expected_q
 from rlkit.nets import q_network_forward
 from rlkit.nstep import NStepFolder
 from rlkit.result import TrainResult

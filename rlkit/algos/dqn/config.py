@@ -117,7 +117,6 @@ class DQNConfig(AlgorithmConfig):
             (self.eval_episodes > 0, "eval_episodes", "> 0"),
         ]
 
-
     @property
     def atoms(self) -> int:
         """Outputs per action: ``n_atoms`` for a distributional network, else 1 (a Q-value)."""

@@ -20,7 +20,12 @@ from rlkit.hardware import configure_tensorflow
 
 
 def build_q_network(
-    obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...], dueling: bool = False, noisy: bool = False, atoms: int = 1
+    obs_dim: int,
+    n_actions: int,
+    hidden_sizes: tuple[int, ...],
+    dueling: bool = False,
+    noisy: bool = False,
+    atoms: int = 1,
 ) -> QNetwork:
     """An MLP from an observation to one Q-value per action; see :class:`QNetwork` for the options."""
     return QNetwork(obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms)
@@ -42,8 +47,14 @@ class QNetwork(keras.Model):
         self.value = dense(atoms) if dueling else None
         self.head = dense(n_actions * atoms)
         self.n_actions, self.noisy, self.atoms = n_actions, noisy, atoms
-        self.settings = {"obs_dim": obs_dim, "n_actions": n_actions, "hidden_sizes": list(hidden_sizes),
-                         "dueling": dueling, "noisy": noisy, "atoms": atoms}  # differs: Keras saves a config
+        self.settings = {
+            "obs_dim": obs_dim,
+            "n_actions": n_actions,
+            "hidden_sizes": list(hidden_sizes),
+            "dueling": dueling,
+            "noisy": noisy,
+            "atoms": atoms,
+        }  # differs: Keras saves a config
         self(keras.ops.zeros((1, obs_dim)))  # differs: Keras creates variables on the first call
 
     def layers_in_order(self) -> list[keras.layers.Layer]:
@@ -53,7 +64,7 @@ class QNetwork(keras.Model):
     def call(self, obs, noise=None):
         noises = split_noise(self.layers_in_order(), noise if self.noisy else None)
         hidden = obs
-        for layer, layer_noise in zip(self.trunk, noises):
+        for layer, layer_noise in zip(self.trunk, noises[: len(self.trunk)], strict=True):
             hidden = tf.nn.relu(apply_layer(layer, hidden, layer_noise))
         out = tf.reshape(apply_layer(self.head, hidden, noises[-1]), (-1, self.n_actions, self.atoms))
         if self.value is not None:
@@ -79,7 +90,9 @@ class NoisyDense(keras.layers.Layer):
         # differs: Keras stores kernels as (in, out); the values come from rlkit's numpy init via set_weights
         self.kernel_mu = self.add_weight(shape=(self.in_features, self.units), initializer="zeros", name="kernel_mu")
         self.bias_mu = self.add_weight(shape=(self.units,), initializer="zeros", name="bias_mu")
-        self.kernel_sigma = self.add_weight(shape=(self.in_features, self.units), initializer="zeros", name="kernel_sigma")
+        self.kernel_sigma = self.add_weight(
+            shape=(self.in_features, self.units), initializer="zeros", name="kernel_sigma"
+        )
         self.bias_sigma = self.add_weight(shape=(self.units,), initializer="zeros", name="bias_sigma")
 
     def call(self, x, noise=None):
@@ -236,7 +249,9 @@ class DQNLearner:
         bootstrap = discounts * (1.0 - terminated)
         if not self.config.distributional:
             return tf.stop_gradient(rewards + bootstrap * next_out)  # differs: torch uses torch.no_grad()
-        return tf.stop_gradient(project_distribution(tf.nn.softmax(next_out, axis=-1), rewards, bootstrap, self.support))
+        return tf.stop_gradient(
+            project_distribution(tf.nn.softmax(next_out, axis=-1), rewards, bootstrap, self.support)
+        )
 
     def compute_gradients(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise, target_noise):
         """Importance-weighted loss (Huber on the TD error, or C51's cross-entropy), mean Q, priorities, gradients."""

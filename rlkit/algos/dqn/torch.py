@@ -20,7 +20,12 @@ from rlkit.hardware import configure_torch
 
 
 def build_q_network(
-    obs_dim: int, n_actions: int, hidden_sizes: tuple[int, ...], dueling: bool = False, noisy: bool = False, atoms: int = 1
+    obs_dim: int,
+    n_actions: int,
+    hidden_sizes: tuple[int, ...],
+    dueling: bool = False,
+    noisy: bool = False,
+    atoms: int = 1,
 ) -> QNetwork:
     """An MLP from an observation to one Q-value per action; see :class:`QNetwork` for the options."""
     return QNetwork(obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms)
@@ -37,7 +42,9 @@ class QNetwork(nn.Module):
         super().__init__()
         linear = NoisyLinear if noisy else nn.Linear
         sizes = [obs_dim, *hidden_sizes]
-        self.trunk = nn.ModuleList([linear(fan_in, fan_out) for fan_in, fan_out in zip(sizes[:-1], sizes[1:])])
+        self.trunk = nn.ModuleList(
+            [linear(fan_in, fan_out) for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True)]
+        )
         self.value = linear(sizes[-1], atoms) if dueling else None
         self.head = linear(sizes[-1], n_actions * atoms)
         self.n_actions, self.noisy, self.atoms = n_actions, noisy, atoms
@@ -49,7 +56,7 @@ class QNetwork(nn.Module):
     def forward(self, obs: torch.Tensor, noise: torch.Tensor | None = None) -> torch.Tensor:
         noises = split_noise(self.layers(), noise if self.noisy else None)
         hidden = obs
-        for layer, layer_noise in zip(self.trunk, noises):
+        for layer, layer_noise in zip(self.trunk, noises[: len(self.trunk)], strict=True):
             hidden = F.relu(apply_layer(layer, hidden, layer_noise))
         out = apply_layer(self.head, hidden, noises[-1]).reshape(-1, self.n_actions, self.atoms)
         if self.value is not None:

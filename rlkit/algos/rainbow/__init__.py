@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rlkit.algos.rainbow.config import RainbowConfig
 from rlkit.algos.dqn.agent import DQNAgent
 from rlkit.algos.dqn.agent import train as train_dqn
+from rlkit.algos.rainbow.config import RainbowConfig
 from rlkit.result import TrainResult
 
 
