@@ -28,6 +28,22 @@ def test_round_trip_keeps_weights_config_and_actions(framework, suffix, dueling,
     np.testing.assert_array_equal(loaded.act(obs), agent.act(obs))
 
 
+@pytest.mark.parametrize(("framework", "suffix"), [("torch", ".pt"), ("tf", ".keras"), ("tf", ".weights.h5")])
+def test_rainbow_round_trip_keeps_noisy_distributional_networks(framework, suffix, tmp_path, rng):
+    pytest.importorskip("torch" if framework == "torch" else "tensorflow")
+    from rlkit.algos.rainbow import RainbowAgent, RainbowConfig
+
+    config = RainbowConfig(hidden_sizes=(16,), n_atoms=11)
+    agent, envs = make_agent("CartPole-v1", framework, config, seed=3, agent_class=RainbowAgent)
+    envs.close()
+    loaded = rlkit.load(agent.save(tmp_path / f"agent{suffix}"))
+    assert type(loaded) is RainbowAgent and loaded.config == config
+    for saved, restored in zip(agent.get_weights(), loaded.get_weights(), strict=True):
+        np.testing.assert_array_equal(saved, restored)
+    obs, noise = rng.normal(size=(50, 4)).astype(np.float32), rng.normal(size=agent.noise_size).astype(np.float32)
+    np.testing.assert_array_equal(loaded.q_values(obs, noise), agent.q_values(obs, noise))
+
+
 def test_torch_checkpoints_load_with_weights_only(tmp_path):
     torch = pytest.importorskip("torch")
     agent, envs = make_agent("CartPole-v1", "torch", DQNConfig(hidden_sizes=(8,)), seed=0)
