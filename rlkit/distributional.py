@@ -46,5 +46,27 @@ def project_distribution(
     delta = (v_max - v_min) / (len(support) - 1)
     shifted = np.clip(rewards[:, None] + discounts[:, None] * support[None, :], v_min, v_max)
     position = (shifted - v_min) / delta  # (B, N): where each target atom lands on the grid 0..N-1
-    hats = np.clip(1.0 - np.abs(position[:, :, None] - np.arange(len(support))[None, None, :]), 0.0, 1.0)
-    return (probs[:, :, None] * hats).sum(axis=1)
+    atoms = np.arange(len(support), dtype=position.dtype)  # float32: an int64 grid would promote to float64
+    hats = np.maximum(1.0 - np.abs(position[:, :, None] - atoms[None, None, :]), 0.0)
+    return (probs[:, None, :] @ hats)[:, 0]  # m[b, j] = sum_i probs[b, i] hats[b, i, j]
+
+
+def project_distribution_loop(
+    probs: np.ndarray, rewards: np.ndarray, discounts: np.ndarray, support: np.ndarray
+) -> np.ndarray:
+    """The same projection as Algorithm 1 of the C51 paper writes it: one sample and one atom at a time, mass
+    split between floor(b) and ceil(b). Slow; kept as the reference the vectorised versions are checked
+    against (and timed against in chapter 14)."""
+    v_min, v_max, n_atoms = float(support[0]), float(support[-1]), len(support)
+    delta = (v_max - v_min) / (n_atoms - 1)
+    projected = np.zeros(probs.shape, dtype=np.float64)
+    for b in range(len(probs)):
+        for i in range(n_atoms):
+            position = (min(max(rewards[b] + discounts[b] * support[i], v_min), v_max) - v_min) / delta
+            lower, upper = int(np.floor(position)), int(np.ceil(position))
+            if lower == upper:  # lands exactly on an atom: the paper's two weights would both be zero here
+                projected[b, lower] += probs[b, i]
+            else:
+                projected[b, lower] += probs[b, i] * (upper - position)
+                projected[b, upper] += probs[b, i] * (position - lower)
+    return projected

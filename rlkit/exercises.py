@@ -306,3 +306,28 @@ def check_first_crossing(first_crossing: Callable) -> None:
             hint = " (>= counts: reaching the threshold exactly is solving it)" if result == strictly_above else ""
             raise ExerciseError(f"returns {returns.tolist()}: expected step {expected}, got {result}{hint}.")
     _passed("check_first_crossing", len(cases))
+
+
+def check_categorical_projection(project: Callable) -> None:
+    """Check ``project(probs, rewards, discounts, support) -> (B, N)`` (chapter 14): C51's projection of
+    r + discount * Z back onto the support, with ``discounts`` 0 at terminal transitions."""
+    from rlkit.distributional import categorical_support, project_distribution_loop, softmax
+
+    rng = np.random.default_rng(5)
+    support = categorical_support(-10.0, 10.0, 11)  # atoms 2 apart
+    probs = softmax(rng.normal(size=(5, 11)))
+    rewards = np.array([1.0, 2.0, 30.0, -3.0, 0.5])  # row 2 lands on atoms; row 3 beyond v_max
+    discounts = np.array([0.9, 1.0, 0.9, 0.0, 0.5])  # row 4 terminal: all mass at r = -3
+    expected = project_distribution_loop(probs, rewards, discounts, support)
+    result = _answer("project", project(probs, rewards, discounts, support), (5, 11))
+    if not np.allclose(result.sum(axis=1), 1.0, atol=1e-5):
+        raise ExerciseError(
+            f"each row must sum to 1, got {np.round(result.sum(axis=1), 4).tolist()}: mass is lost (clip the "
+            "shifted atoms to [v_min, v_max]? an atom landing exactly on a grid point keeps all its mass?)."
+        )
+    if not np.allclose(result[3], expected[3], atol=1e-5):
+        raise ExerciseError("at a terminal transition (discount 0) all mass belongs at r = -3 (row 4).")
+    if not np.allclose(result, expected, atol=1e-5):
+        wrong = np.flatnonzero(~np.isclose(result, expected, atol=1e-5).all(axis=1)) + 1
+        raise ExerciseError(f"row(s) {wrong.tolist()} differ from the paper's projection.")
+    _passed("check_categorical_projection", 5)

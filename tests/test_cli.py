@@ -15,7 +15,10 @@ def rlkit_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["train", "dqnn"], "unknown algorithm 'dqnn'; available: a2c, ddpg, dqn, ppo, rainbow, sac, td3. Did you mean 'dqn'?"),
+        (
+            ["train", "dqnn"],
+            "unknown algorithm 'dqnn'; available: a2c, ddpg, dqn, ppo, rainbow, sac, td3. Did you mean 'dqn'?",
+        ),
         (["train", "sac", "--env", "CartPole-v1"], "SAC needs a continuous (Box) action space"),
         (["train", "td3", "--set", "exploration=pink"], "TD3 hyperparameter exploration must be 'gaussian' or 'ou'"),
         (["train", "dqn", "--env", "CartPol-v1"], "unknown environment 'CartPol-v1'"),

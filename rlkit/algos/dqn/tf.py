@@ -328,8 +328,9 @@ def project_distribution(probs, rewards, discounts, support):
     shifted = tf.clip_by_value(rewards[:, None] + discounts[:, None] * support[None, :], support[0], support[-1])
     position = (shifted - support[0]) / delta  # (B, N): where each target atom lands on the grid 0..N-1
     atoms = tf.range(support.shape[0], dtype=position.dtype)
-    hats = tf.clip_by_value(1.0 - tf.abs(position[:, :, None] - atoms[None, None, :]), 0.0, 1.0)
-    return tf.reduce_sum(probs[:, :, None] * hats, axis=1)
+    # hats[b, i, j] = max(0, 1 - |position[b, i] - j|); differs: torch builds it in place, TF's graph needs not
+    hats = tf.maximum(1.0 - tf.abs(position[:, :, None] - atoms[None, None, :]), 0.0)
+    return tf.squeeze(tf.matmul(probs[:, None, :], hats), axis=1)  # m[b, j] = sum_i probs[b, i] hats[b, i, j]
 
 
 def huber(x, delta: float):
