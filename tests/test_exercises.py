@@ -138,3 +138,24 @@ def test_continuous_control_checks(check, answer, mistakes, capsys):
     for explanation, wrong in mistakes.items():
         with np.errstate(divide="ignore"), pytest.raises(ExerciseError, match=explanation.replace("`", ".")):
             check_function(wrong)
+
+
+def test_categorical_projection_check(capsys):
+    from rlkit.distributional import project_distribution
+    from rlkit.exercises import check_categorical_projection
+
+    check_categorical_projection(project_distribution)
+    assert "checks passed" in capsys.readouterr().out
+
+    def no_clip(probs, rewards, discounts, support):  # mass shifted past v_max falls off the grid
+        delta = support[1] - support[0]
+        position = (rewards[:, None] + discounts[:, None] * support[None, :] - support[0]) / delta
+        hats = np.maximum(1.0 - np.abs(position[:, :, None] - np.arange(len(support))), 0.0)
+        return np.einsum("bi,bij->bj", probs, hats)
+
+    def bootstraps_at_terminals(probs, rewards, discounts, support):
+        return project_distribution(probs, rewards, np.where(discounts == 0, 0.9, discounts), support)
+
+    for wrong, explanation in [(no_clip, "mass is lost"), (bootstraps_at_terminals, "terminal")]:
+        with pytest.raises(ExerciseError, match=explanation):
+            check_categorical_projection(wrong)

@@ -235,7 +235,7 @@ class DQNLearner:
             return out
         return tf.reduce_sum(tf.nn.softmax(out, axis=-1) * self.support, axis=-1)
 
-    def targets(self, rewards, next_obs, terminated, discounts, noise, target_noise):
+    def td_targets(self, rewards, next_obs, terminated, discounts, noise, target_noise):
         """The TD target r + d Q_target(s', a') (B,), or for C51 the target distribution projected (B, N).
 
         a' = argmax of the online network when ``double``, else of the target. d = discount * (1 - terminated):
@@ -255,7 +255,7 @@ class DQNLearner:
 
     def compute_gradients(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise, target_noise):
         """Importance-weighted loss (Huber on the TD error, or C51's cross-entropy), mean Q, priorities, gradients."""
-        targets = self.targets(rewards, next_obs, terminated, discounts, noise, target_noise)
+        targets = self.td_targets(rewards, next_obs, terminated, discounts, noise, target_noise)
         with tf.GradientTape() as tape:
             out = tf.gather(self.q(obs, noise, training=True), actions, batch_dims=1)  # Q(s, a), or its logits
             if self.config.distributional:

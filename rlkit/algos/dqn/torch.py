@@ -195,7 +195,7 @@ class DQNLearner:
             return out
         return (F.softmax(out, dim=-1) * self.support).sum(dim=-1)
 
-    def targets(self, rewards, next_obs, terminated, discounts, noise, target_noise):
+    def td_targets(self, rewards, next_obs, terminated, discounts, noise, target_noise):
         """The TD target r + d Q_target(s', a') (B,), or for C51 the target distribution projected (B, N).
 
         a' = argmax of the online network when ``double``, else of the target. d = discount * (1 - terminated):
@@ -214,7 +214,7 @@ class DQNLearner:
 
     def compute_gradients(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise, target_noise):
         """Importance-weighted loss (Huber on the TD error, or C51's cross-entropy), mean Q, priorities, gradients."""
-        targets = self.targets(rewards, next_obs, terminated, discounts, noise, target_noise)
+        targets = self.td_targets(rewards, next_obs, terminated, discounts, noise, target_noise)
         out = self.q(obs, noise)[torch.arange(len(actions)), actions]  # Q(s, a) (B,), or its logits (B, N)
         if self.config.distributional:
             losses = -(targets * F.log_softmax(out, dim=-1)).sum(dim=-1)
