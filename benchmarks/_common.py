@@ -6,7 +6,27 @@ from collections.abc import Callable
 
 import numpy as np
 
+import rlkit
 from rlkit.result import TrainResult
+
+
+def until_solved(algo: str, env: str, total_steps: int | None = None, **overrides) -> Callable[[str, int], TrainResult]:
+    """A run for :func:`run_table`: train ``algo`` on ``env`` with ``overrides``, stopping at the first
+    evaluation that reaches the solve threshold (so wall time is time to solve)."""
+
+    def run(framework: str, seed: int) -> TrainResult:
+        return rlkit.train(
+            algo,
+            env=env,
+            framework=framework,
+            seed=seed,
+            total_steps=total_steps,
+            progress=False,
+            stop_when_solved=True,
+            **overrides,
+        )
+
+    return run
 
 
 def run_table(run: Callable[[str, int], TrainResult], frameworks: list[str], seeds: list[int]) -> None:

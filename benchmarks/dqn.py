@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import argparse
 
-from _common import run_table
+from _common import run_table, until_solved
 
-import rlkit
 from rlkit.cli import parse_settings
 
 
@@ -28,16 +27,7 @@ def main() -> None:
     args = parser.parse_args()
     overrides = parse_settings(args.set)
     run_table(
-        lambda framework, seed: rlkit.train(
-            "dqn",
-            env=args.env,
-            framework=framework,
-            seed=seed,
-            total_steps=args.steps,
-            progress=False,
-            stop_when_solved=True,
-            **overrides,
-        ),
+        until_solved("dqn", args.env, args.steps, **overrides),
         args.frameworks,
         args.seeds,
     )

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from _common import run_table
+from _common import run_table, until_solved
 
-import rlkit
 from rlkit.cli import parse_settings
 
 
@@ -30,16 +29,7 @@ def main() -> None:
     for algo in args.algos:
         print(f"== {algo} on {args.env}")
         run_table(
-            lambda framework, seed, algo=algo: rlkit.train(
-                algo,
-                env=args.env,
-                framework=framework,
-                seed=seed,
-                total_steps=args.steps,
-                progress=False,
-                stop_when_solved=True,
-                **overrides,
-            ),
+            until_solved(algo, args.env, args.steps, **overrides),
             args.frameworks,
             args.seeds,
         )

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from _common import run_table
+from _common import run_table, until_solved
 
-import rlkit
 from rlkit.cli import parse_settings
 
 RUNS = [("ppo", "CartPole-v1"), ("a2c", "CartPole-v1"), ("ppo", "Pendulum-v1")]
@@ -32,16 +31,7 @@ def main() -> None:
         if algo in args.algos and env in args.envs:
             print(f"== {algo} on {env}")
             run_table(
-                lambda framework, seed, algo=algo, env=env: rlkit.train(
-                    algo,
-                    env=env,
-                    framework=framework,
-                    seed=seed,
-                    progress=False,
-                    stop_when_solved=True,
-                    eval_every=5_000,
-                    **overrides,
-                ),
+                until_solved(algo, env, eval_every=5_000, **overrides),
                 args.frameworks,
                 args.seeds,
             )

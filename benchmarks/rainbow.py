@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from _common import run_table
-
-import rlkit
+from _common import run_table, until_solved
 
 PARTS = {
     "double": {"double": False},
@@ -45,16 +43,7 @@ def main() -> None:
         algo, overrides = VARIANTS[variant]
         print(f"== {variant} on {args.env}: {algo} {overrides or 'defaults'}")
         run_table(
-            lambda framework, seed, algo=algo, overrides=overrides: rlkit.train(
-                algo,
-                env=args.env,
-                framework=framework,
-                seed=seed,
-                total_steps=args.steps,
-                progress=False,
-                stop_when_solved=True,
-                **overrides,
-            ),
+            until_solved(algo, args.env, args.steps, **overrides),
             args.frameworks,
             args.seeds,
         )

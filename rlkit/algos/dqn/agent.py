@@ -128,6 +128,14 @@ def make_buffer(config: DQNConfig, obs_dim: int, seed: int) -> ReplayBuffer:
     return ReplayBuffer(config.buffer_size, (obs_dim,), seed=seed, with_discounts=True)
 
 
+def exploration_schedule(config: DQNConfig, total_steps: int):
+    """Epsilon per environment step: linear decay, or for noisy networks (which explore through their noise)
+    uniform-random play until ``learning_starts`` and then none."""
+    if config.noisy:
+        return lambda step: 1.0 if step < config.learning_starts else 0.0
+    return LinearSchedule(config.eps_start, config.eps_end, max(1, int(config.eps_fraction * total_steps)))
+
+
 def train(
     env_id: str,
     framework: str = "torch",
@@ -151,10 +159,7 @@ def train(
     buffer = make_buffer(config, agent.obs_dim, seed)
     folder = NStepFolder(config.n_step, config.gamma, config.num_envs)
     runner = EnvRunner(envs, seed=seed)
-    if config.noisy:  # noisy networks explore through their noise, after uniform-random warm-up steps
-        epsilon = lambda step: 1.0 if step < config.learning_starts else 0.0  # noqa: E731
-    else:
-        epsilon = LinearSchedule(config.eps_start, config.eps_end, max(1, int(config.eps_fraction * total_steps)))
+    epsilon = exploration_schedule(config, total_steps)
     learning_rate = LinearSchedule(config.learning_rate, config.learning_rate * config.final_lr_fraction, total_steps)
     beta = LinearSchedule(config.per_beta_start, 1.0, total_steps)  # importance-weight exponent of PER
     logger = Logger(total_steps, logdir, progress, description=f"{agent_class.algo} {framework} {env_id}")

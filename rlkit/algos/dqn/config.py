@@ -60,8 +60,9 @@ class DQNConfig(AlgorithmConfig):
     per_alpha: float = 0.6
     per_beta_start: float = 0.4
     #: Noisy networks: every layer's weights get learned, factorised Gaussian noise, W = mu + sigma * eps
-    #: (Fortunato et al. 2018); exploration comes from the noise, so epsilon-greedy is switched off. Initial
-    #: sigma = ``noisy_sigma0 / sqrt(fan_in)``, the paper's value for factorised noise.
+    #: (Fortunato et al. 2018); exploration comes from the noise, so epsilon-greedy is switched off (the first
+    #: ``learning_starts`` steps are still uniform-random). Initial sigma = ``noisy_sigma0 / sqrt(fan_in)``;
+    #: 0.5 is the paper's value for factorised noise (Rainbow's preset uses 0.1, see ``RainbowConfig``).
     noisy: bool = False
     noisy_sigma0: float = 0.5
     #: Distributional (C51) learning: a categorical distribution of the return over ``n_atoms`` values

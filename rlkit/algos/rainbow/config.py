@@ -17,8 +17,8 @@ class RainbowConfig(DQNConfig):
     noisy: bool = True
     distributional: bool = True
     #: The paper's 0.5 (tuned for Atari's 512-wide layers) kept CartPole below 200 for 50k steps on seed 0;
-    #: 0.1 solved seeds 0-2 in 7.5k-17.5k steps (``benchmarks/rainbow.py``).
+    #: with 0.1 every seed we tried solved (``benchmarks/RESULTS.md``).
     noisy_sigma0: float = 0.1
     #: One gradient step per environment step (bursts of 128 every 128 steps), twice DQN's rate: with half
-    #: of it Rainbow needed 20k-27.5k steps on CartPole, with this 7.5k-17.5k.
+    #: of it Rainbow needed 20k-27.5k steps on CartPole (TF, seeds 0-2), with this 5k-25k.
     train_every: int = 128
