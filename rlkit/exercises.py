@@ -331,3 +331,30 @@ def check_categorical_projection(project: Callable) -> None:
         wrong = np.flatnonzero(~np.isclose(result, expected, atol=1e-5).all(axis=1)) + 1
         raise ExerciseError(f"row(s) {wrong.tolist()} differ from the paper's projection.")
     _passed("check_categorical_projection", 5)
+
+
+def check_priority_weights(priority_weights: Callable) -> None:
+    """Check ``priority_weights(priorities, alpha, beta) -> (probabilities, weights)`` (chapter 13).
+
+    Prioritized replay samples transition i with P(i) = p_i^alpha / sum_k p_k^alpha and weights its loss by
+    w_i = (N P(i))^-beta, divided by the largest weight so that weights only ever scale updates down.
+    """
+    priorities, alpha, beta = np.array([0.1, 1.0, 4.0, 0.5, 2.0]), 0.6, 0.4
+    scaled = priorities**alpha
+    probabilities = scaled / scaled.sum()
+    weights = (len(priorities) * probabilities) ** -beta
+    result = priority_weights(priorities, alpha, beta)
+    if not isinstance(result, tuple) or len(result) != 2:
+        raise ExerciseError("return a pair: (probabilities, weights).")
+    probs, got = _answer("probabilities", result[0], (5,)), _answer("weights", result[1], (5,))
+    if np.allclose(probs, priorities / priorities.sum()):
+        raise ExerciseError("raise the priorities to the power alpha before normalising them.")
+    if not np.allclose(probs, probabilities):
+        raise ExerciseError(f"probabilities should be {np.round(probabilities, 4).tolist()}.")
+    if np.allclose(got, weights):
+        raise ExerciseError("divide the weights by their maximum, so the largest is 1.")
+    if np.allclose(got, (len(priorities) * probabilities) ** beta / ((len(priorities) * probabilities) ** beta).max()):
+        raise ExerciseError("the exponent is -beta: rarely sampled transitions get the *larger* weights.")
+    if not np.allclose(got, weights / weights.max()):
+        raise ExerciseError(f"weights should be {np.round(weights / weights.max(), 4).tolist()}.")
+    _passed("check_priority_weights", 4)

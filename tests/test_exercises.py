@@ -159,3 +159,23 @@ def test_categorical_projection_check(capsys):
     for wrong, explanation in [(no_clip, "mass is lost"), (bootstraps_at_terminals, "terminal")]:
         with pytest.raises(ExerciseError, match=explanation):
             check_categorical_projection(wrong)
+
+
+def test_priority_weights_check(capsys):
+    from rlkit.exercises import check_priority_weights
+
+    def right(priorities, alpha, beta):
+        probabilities = priorities**alpha / (priorities**alpha).sum()
+        weights = (len(priorities) * probabilities) ** -beta
+        return probabilities, weights / weights.max()
+
+    check_priority_weights(right)
+    assert "checks passed" in capsys.readouterr().out
+    mistakes = {
+        "power alpha": lambda p, a, b: (p / p.sum(), right(p, 1.0, b)[1]),
+        "maximum": lambda p, a, b: (right(p, a, b)[0], (len(p) * right(p, a, b)[0]) ** -b),
+        "exponent is -beta": lambda p, a, b: (right(p, a, b)[0], right(p, a, -b)[1]),
+    }
+    for explanation, wrong in mistakes.items():
+        with pytest.raises(ExerciseError, match=explanation):
+            check_priority_weights(wrong)
