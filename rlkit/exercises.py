@@ -358,3 +358,26 @@ def check_priority_weights(priority_weights: Callable) -> None:
     if not np.allclose(got, weights / weights.max()):
         raise ExerciseError(f"weights should be {np.round(weights / weights.max(), 4).tolist()}.")
     _passed("check_priority_weights", 4)
+
+
+def check_double_target(double_target: Callable) -> None:
+    """Check ``double_target(rewards, next_q_online, next_q_target, terminated, gamma) -> (B,)`` (chapter 12).
+
+    Double DQN: the online network picks a' = argmax_a Q_online(s', a), the target network values it:
+    r + gamma (1 - terminated) Q_target(s', a').
+    """
+    rng = np.random.default_rng(6)
+    rewards, terminated, gamma = rng.normal(size=5), np.array([0.0, 0.0, 1.0, 0.0, 0.0]), 0.9
+    next_q_online, next_q_target = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
+    rows, picked = np.arange(5), next_q_online.argmax(axis=1)
+    expected = rewards + gamma * (1 - terminated) * next_q_target[rows, picked]
+    result = _answer("double_target", double_target(rewards, next_q_online, next_q_target, terminated, gamma), (5,))
+    if np.allclose(result, rewards + gamma * (1 - terminated) * next_q_target.max(axis=1)):
+        raise ExerciseError("that is the vanilla target: let the *online* network choose the action.")
+    if np.allclose(result, rewards + gamma * (1 - terminated) * next_q_online[rows, picked]):
+        raise ExerciseError("the online network chooses a', but the *target* network values it.")
+    if np.allclose(result, rewards + gamma * next_q_target[rows, picked]):
+        raise ExerciseError("no bootstrap at a terminal transition: multiply by (1 - terminated) (row 3).")
+    if not np.allclose(result, expected):
+        raise ExerciseError(f"expected {np.round(expected, 4).tolist()}, got {np.round(result, 4).tolist()}.")
+    _passed("check_double_target", 4)

@@ -179,3 +179,21 @@ def test_priority_weights_check(capsys):
     for explanation, wrong in mistakes.items():
         with pytest.raises(ExerciseError, match=explanation):
             check_priority_weights(wrong)
+
+
+def test_double_target_check(capsys):
+    from rlkit.exercises import check_double_target
+
+    def right(r, q_online, q_target, done, gamma):
+        return r + gamma * (1 - done) * q_target[np.arange(len(r)), q_online.argmax(axis=1)]
+
+    check_double_target(right)
+    assert "checks passed" in capsys.readouterr().out
+    mistakes = {
+        "vanilla target": lambda r, qo, qt, d, g: r + g * (1 - d) * qt.max(axis=1),
+        "target.* network values": lambda r, qo, qt, d, g: right(r, qo, qo, d, g),
+        "terminal": lambda r, qo, qt, d, g: right(r, qo, qt, np.zeros_like(d), g),
+    }
+    for explanation, wrong in mistakes.items():
+        with pytest.raises(ExerciseError, match=explanation):
+            check_double_target(wrong)
