@@ -10,7 +10,7 @@ torch and TensorFlow ones.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -47,19 +47,26 @@ def q_network_forward(
     then the output head -- and for noisy layers ``W_mu, b_mu, W_sigma, b_sigma``. ``noise`` holds standard
     normal draws, ``in + out`` per noisy layer in that order; ``None`` acts with the mean weights.
     """
-    if noisy:
-        weights = noisy_effective_weights(weights, noise)
+    layers = (
+        noisy_layers(weights, noise)
+        if noisy
+        else [linear(w, b) for w, b in zip(weights[0::2], weights[1::2], strict=True)]
+    )
     hidden = np.asarray(x, dtype=np.float32)
     n_heads = 2 if dueling else 1
-    for i in range(0, len(weights) - 2 * n_heads, 2):
-        hidden = np.maximum(hidden @ weights[i] + weights[i + 1], 0.0)
-    out = hidden @ weights[-2] + weights[-1]
+    for layer in layers[:-n_heads]:
+        hidden = np.maximum(layer(hidden), 0.0)
+    out = layers[-1](hidden)
     out = out.reshape(len(out), -1, n_atoms)
     if dueling:
-        value = (hidden @ weights[-4] + weights[-3])[:, None, :]
+        value = layers[-2](hidden)[:, None, :]
         # subtracting the mean makes V and A identifiable: without it any constant could move between them
         out = value + out - out.mean(axis=1, keepdims=True)
     return out if n_atoms > 1 else out[:, :, 0]
+
+
+def linear(kernel: np.ndarray, bias: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda x: x @ kernel + bias
 
 
 def scale_noise(noise: np.ndarray) -> np.ndarray:
@@ -67,25 +74,31 @@ def scale_noise(noise: np.ndarray) -> np.ndarray:
     return np.sign(noise) * np.sqrt(np.abs(noise))
 
 
-def noisy_effective_weights(weights: Sequence[np.ndarray], noise: np.ndarray | None) -> list[np.ndarray]:
-    """``[W, b, ...]`` of noisy layers given as ``[W_mu, b_mu, W_sigma, b_sigma, ...]`` and one noise draw.
+def noisy_layers(weights: Sequence[np.ndarray], noise: np.ndarray | None) -> list[Callable[[np.ndarray], np.ndarray]]:
+    """One function per noisy layer (weights ``[W_mu, b_mu, W_sigma, b_sigma, ...]``) under one noise draw.
 
-    Factorised Gaussian noise: W = W_mu + W_sigma * f(eps_in) f(eps_out)^T and b = b_mu + b_sigma * f(eps_out),
-    so a layer needs in + out draws rather than in * out. ``noise=None`` gives the mean weights (greedy acting).
+    Factorised Gaussian noise: W = W_mu + W_sigma * f(eps_in) f(eps_out)^T and b = b_mu + b_sigma * f(eps_out).
+    Applied as x W_mu + b_mu + ((x * f(eps_in)) W_sigma + b_sigma) * f(eps_out), the same numbers without
+    building the (in, out) noise matrix: acting, which draws new noise every step, takes a third of the time.
+    ``noise=None`` gives the mean weights (greedy acting and evaluation).
     """
-    effective, offset = [], 0
+    layers, offset = [], 0
     for w_mu, b_mu, w_sigma, b_sigma in zip(*[iter(weights)] * 4, strict=True):
         if noise is None:
-            effective += [w_mu, b_mu]
+            layers.append(linear(w_mu, b_mu))
             continue
         fan_in, fan_out = w_mu.shape
         eps_in = scale_noise(noise[offset : offset + fan_in])
         eps_out = scale_noise(noise[offset + fan_in : offset + fan_in + fan_out])
         offset += fan_in + fan_out
-        effective += [w_mu + w_sigma * np.outer(eps_in, eps_out), b_mu + b_sigma * eps_out]
+        layers.append(
+            lambda x, w_mu=w_mu, b_mu=b_mu, w_sigma=w_sigma, b_sigma=b_sigma, eps_in=eps_in, eps_out=eps_out: (
+                x @ w_mu + b_mu + ((x * eps_in) @ w_sigma + b_sigma) * eps_out
+            )
+        )
     if noise is not None and offset != len(noise):
         raise ValueError(f"noise has {len(noise)} values, the noisy layers use {offset}")
-    return effective
+    return layers
 
 
 def init_mlp_weights(sizes: Sequence[int], seed: int) -> list[np.ndarray]:

@@ -49,12 +49,12 @@ class QNetwork(nn.Module):
         self.head = linear(sizes[-1], n_actions * atoms)
         self.n_actions, self.noisy, self.atoms = n_actions, noisy, atoms
 
-    def layers(self) -> list[nn.Module]:
+    def layers_in_order(self) -> list[nn.Module]:
         """Trunk, value head (dueling only), output head: the order of weights and of noise slices."""
         return [*self.trunk, *([self.value] if self.value is not None else []), self.head]
 
     def forward(self, obs: torch.Tensor, noise: torch.Tensor | None = None) -> torch.Tensor:
-        noises = split_noise(self.layers(), noise if self.noisy else None)
+        noises = split_noise(self.layers_in_order(), noise if self.noisy else None)
         hidden = obs
         for layer, layer_noise in zip(self.trunk, noises[: len(self.trunk)], strict=True):
             hidden = F.relu(apply_layer(layer, hidden, layer_noise))
