@@ -381,3 +381,74 @@ def check_double_target(double_target: Callable) -> None:
     if not np.allclose(result, expected):
         raise ExerciseError(f"expected {np.round(expected, 4).tolist()}, got {np.round(result, 4).tolist()}.")
     _passed("check_double_target", 4)
+
+
+def check_soft_update(soft_update: Callable) -> None:
+    """Check ``soft_update(target_weights, online_weights, tau) -> None`` (chapter 11).
+
+    Both arguments are lists of numpy arrays; the function must move every target array ``tau`` of the way
+    towards its online array *in place* (the caller keeps its list and sees no return value).
+    """
+    rng = np.random.default_rng(7)
+    online = [rng.normal(size=(3, 2)), rng.normal(size=2)]
+    initial = [rng.normal(size=(3, 2)), rng.normal(size=2)]
+    target = [array.copy() for array in initial]
+    tau = 0.1
+    returned = soft_update(target, online, tau)
+    if all(np.array_equal(t, i) for t, i in zip(target, initial, strict=True)):
+        hint = " It returned new arrays instead:" if returned is not None else ""
+        raise ExerciseError(
+            f"the target arrays did not change.{hint} a name rebound to `tau * online + (1 - tau) * target` "
+            "never reaches the caller's arrays (claim C05). Write into them: `target[...] = ...` or "
+            "`target += tau * (online - target)`."
+        )
+    expected = [(1 - tau) * i + tau * o for i, o in zip(initial, online, strict=True)]
+    swapped = [tau * i + (1 - tau) * o for i, o in zip(initial, online, strict=True)]
+    if all(np.allclose(t, s) for t, s in zip(target, swapped, strict=True)):
+        raise ExerciseError("tau and 1 - tau are swapped: the target keeps 1 - tau of itself and takes tau of online.")
+    if not np.allclose(target[0], expected[0]):
+        raise ExerciseError(
+            f"first array: expected {np.round(expected[0], 4).tolist()}, got {np.round(target[0], 4).tolist()}."
+        )
+    if not np.allclose(target[1], expected[1]):
+        raise ExerciseError("the first array is right but the second is not: update every array in the list.")
+    _passed("check_soft_update", 4)
+
+
+def check_action_entropy(entropy_of_greedy_actions: Callable) -> None:
+    """Check ``entropy_of_greedy_actions(q_values) -> float`` (chapter 15): the entropy in nats of how often
+    each action is the argmax over a batch of Q-values of shape (batch, n_actions)."""
+    from rlkit.health import action_entropy
+
+    rng = np.random.default_rng(8)
+    cases = {
+        "one action always wins": np.tile([[0.0, 5.0, 1.0]], (8, 1)),
+        "two actions, half each": np.array([[1.0, 0.0, -1.0]] * 4 + [[0.0, 1.0, -1.0]] * 4),
+        "random Q-values": rng.normal(size=(64, 3)),
+    }
+    for name, q_values in cases.items():
+        result = float(entropy_of_greedy_actions(q_values.copy()))
+        expected = action_entropy(q_values)
+        if np.isnan(result):
+            raise ExerciseError(
+                f"{name}: got nan. An action that is never chosen has frequency 0 and adds 0 "
+                "to the entropy: leave it out of the sum rather than computing 0 * log(0)."
+            )
+        if name == "two actions, half each" and np.isclose(result, 1.0):
+            raise ExerciseError(
+                "you measured bits (log2); use the natural log, so two equally likely actions give ln 2."
+            )
+        softmax_entropy = np.mean([_softmax_entropy(q) for q in q_values])
+        if not np.isclose(expected, softmax_entropy) and np.isclose(result, softmax_entropy):
+            raise ExerciseError(
+                "that is the entropy of a softmax over Q-values; count how often each action is the argmax."
+            )
+        if not np.isclose(result, expected, atol=1e-6):
+            raise ExerciseError(f"{name}: expected {expected + 0.0:.4f} nats, got {result:.4f}.")
+    _passed("check_action_entropy", len(cases))
+
+
+def _softmax_entropy(q: np.ndarray) -> float:
+    p = np.exp(q - q.max())
+    p /= p.sum()
+    return float(-(p * np.log(p)).sum())

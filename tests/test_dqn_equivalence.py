@@ -131,6 +131,28 @@ def test_hard_target_copies_happen_on_schedule_inside_the_tf_graph(rng):
     np.testing.assert_allclose(target_q(learner, probe), learner.q_values(probe), rtol=1e-6)
 
 
+def test_reset_optimizer_makes_the_next_step_that_of_a_fresh_optimizer(rng):
+    # after reset, each twin steps as a new learner holding the same weights would (Adam's step 1: a move of
+    # about lr per weight), and the twins still agree with each other
+    trained = twins()
+    for learner in trained:
+        for _ in range(3):
+            learner.update(batch_for(np.random.default_rng(1)))
+        learner.reset_optimizer()
+        learner.sync_target()  # as set_weights does for the fresh learners below
+    fresh = twins()
+    for learner, new in zip(trained, fresh, strict=True):
+        new.set_weights(learner.get_weights())
+    batch = batch_for(rng)
+    for learner in (*trained, *fresh):
+        learner.update(batch)
+    for reset, new in zip(trained, fresh, strict=True):
+        for a, b in zip(reset.get_weights(), new.get_weights(), strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for w_torch, w_tf in zip(trained[0].get_weights(), trained[1].get_weights(), strict=True):
+        np.testing.assert_allclose(w_tf, w_torch, rtol=1e-4, atol=1e-4 * LEARNING_RATE)
+
+
 def test_an_update_really_changes_the_weights(rng):
     for learner in twins():
         before = learner.get_weights()

@@ -102,9 +102,20 @@ def test_training_records_the_metrics_it_promises():
         gradient_steps=8,
     )
     assert result.steps == 2_000
-    for metric in ("episode_return", "episode_length", "loss", "q_mean", "epsilon", "eval_return"):
+    health = ("q_std", "td_error_median", "action_entropy", "optimizer_resets")
+    for metric in ("episode_return", "episode_length", "loss", "q_mean", "epsilon", "eval_return", *health):
         assert metric in result.history
     assert len(result.history.series("eval_return")[0]) == 2
+    assert result.history.series("optimizer_resets")[1].max() == 0  # off by default
+
+
+def test_optimizer_resets_fire_when_the_loss_passes_the_threshold():
+    result = rlkit.train(
+        "dqn", env="CartPole-v1", seed=0, total_steps=2_000, progress=False, learning_starts=500,
+        eval_every=1_000, gradient_steps=8, reset_optimizer_above=1e-9,
+    )  # fmt: skip
+    steps, resets = result.history.series("optimizer_resets")
+    np.testing.assert_array_equal(resets, np.arange(1, len(steps) + 1))  # every burst's loss is above 1e-9
 
 
 def test_public_api_rejects_bad_arguments():

@@ -197,3 +197,62 @@ def test_double_target_check(capsys):
     for explanation, wrong in mistakes.items():
         with pytest.raises(ExerciseError, match=explanation):
             check_double_target(wrong)
+
+
+def test_soft_update_check(capsys):
+    from rlkit.exercises import check_soft_update
+
+    def right(target, online, tau):
+        for t, o in zip(target, online, strict=True):
+            t += tau * (o - t)
+
+    check_soft_update(right)
+    assert "checks passed" in capsys.readouterr().out
+
+    def rebinding(target, online, tau):
+        for t, o in zip(target, online, strict=True):
+            t = tau * o + (1 - tau) * t  # noqa: F841
+
+    def returning(target, online, tau):
+        return [tau * o + (1 - tau) * t for t, o in zip(target, online, strict=True)]
+
+    def swapped(target, online, tau):
+        for t, o in zip(target, online, strict=True):
+            t[...] = (1 - tau) * o + tau * t
+
+    def first_only(target, online, tau):
+        target[0] += tau * (online[0] - target[0])
+
+    mistakes = {"C05": rebinding, "returned new arrays": returning, "swapped": swapped, "every array": first_only}
+    for explanation, wrong in mistakes.items():
+        with pytest.raises(ExerciseError, match=explanation):
+            check_soft_update(wrong)
+
+
+def test_action_entropy_check(capsys):
+    from rlkit.exercises import check_action_entropy
+
+    def right(q_values):
+        counts = np.bincount(q_values.argmax(axis=1), minlength=q_values.shape[1])
+        p = counts[counts > 0] / len(q_values)
+        return -(p * np.log(p)).sum()
+
+    check_action_entropy(right)
+    assert "checks passed" in capsys.readouterr().out
+
+    def with_zeros(q_values):
+        p = np.bincount(q_values.argmax(axis=1), minlength=q_values.shape[1]) / len(q_values)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return -(p * np.log(p)).sum()
+
+    def bits(q_values):
+        return right(q_values) / np.log(2)
+
+    def softmax(q_values):
+        p = np.exp(q_values - q_values.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        return float(np.mean(-(p * np.log(p)).sum(axis=1)))
+
+    for explanation, wrong in {"nan": with_zeros, "bits": bits, "softmax": softmax}.items():
+        with pytest.raises(ExerciseError, match=explanation):
+            check_action_entropy(wrong)

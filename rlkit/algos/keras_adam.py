@@ -31,3 +31,8 @@ class TorchAdam(keras.optimizers.Adam):
         # Keras: sqrt(v) + eps. torch: sqrt(v / (1 - beta_2^t)) + eps, i.e. sqrt(v) + eps * sqrt(1 - beta_2^t).
         denominator = ops.add(ops.sqrt(v), self.epsilon * ops.sqrt(1 - beta_2_power))
         self.assign_sub(variable, ops.divide(ops.multiply(m, alpha), denominator))
+
+    def reset(self) -> None:
+        """Zero the step count and both moment estimates, as a freshly built optimizer has them."""
+        for variable in [self.iterations, *self._momentums, *self._velocities]:
+            variable.assign(ops.zeros_like(variable))

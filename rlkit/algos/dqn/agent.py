@@ -21,6 +21,7 @@ from rlkit.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from rlkit.distributional import categorical_support, expected_q
 from rlkit.envs import EnvRunner, make_vec_env
 from rlkit.errors import RlkitError
+from rlkit.health import health_signals
 from rlkit.logger import Logger
 from rlkit.nets import q_network_forward
 from rlkit.nstep import NStepFolder
@@ -164,7 +165,7 @@ def train(
     beta = LinearSchedule(config.per_beta_start, 1.0, total_steps)  # importance-weight exponent of PER
     logger = Logger(total_steps, logdir, progress, description=f"{agent_class.algo} {framework} {env_id}")
     evaluations = Evaluations(agent, seed, logger)
-    step, next_train = 0, config.learning_starts
+    step, next_train, optimizer_resets = 0, config.learning_starts, 0
     try:
         while step < total_steps:
             batch = runner.step(agent.explore(runner.obs, epsilon(step), rng))
@@ -187,11 +188,18 @@ def train(
                     metrics = learner.update_many(batches)
                     buffer.update_priorities(indices, learner.last_priorities)
                 else:
-                    metrics = learner.update_many(buffer.sample_many(config.gradient_steps, config.batch_size))
+                    batches = buffer.sample_many(config.gradient_steps, config.batch_size)
+                    metrics = learner.update_many(batches)
+                if config.reset_optimizer_above is not None and metrics["loss"] > config.reset_optimizer_above:
+                    learner.reset_optimizer()
+                    optimizer_resets += 1
                 agent.refresh()
+                td_errors = None if config.distributional else learner.last_priorities[-1]  # C51's are not TD errors
                 logger.log(
                     step,
                     **metrics,
+                    **health_signals(agent.q_values(batches["obs"][-1]), td_errors),
+                    optimizer_resets=optimizer_resets,
                     epsilon=epsilon(step),
                     steps_per_second=step / evaluations.elapsed(),
                 )

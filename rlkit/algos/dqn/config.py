@@ -77,6 +77,9 @@ class DQNConfig(AlgorithmConfig):
     huber_delta: float = 1.0
     #: Global gradient-norm clip; ``None`` disables clipping.
     max_grad_norm: float | None = 10.0
+    #: Forget Adam's moment estimates whenever a burst's mean loss exceeds this (claim C40's rescue for
+    #: exploding training; chapter 15 measures whether it rescues anything). ``None``: never.
+    reset_optimizer_above: float | None = None
     #: Epsilon-greedy exploration, linear from ``eps_start`` to ``eps_end`` over ``eps_fraction`` of training.
     eps_start: float = 1.0
     eps_end: float = 0.02
@@ -111,6 +114,11 @@ class DQNConfig(AlgorithmConfig):
             (self.v_min < self.v_max, "v_min", f"< v_max = {self.v_max}"),
             (self.huber_delta > 0, "huber_delta", "> 0"),
             (self.max_grad_norm is None or self.max_grad_norm > 0, "max_grad_norm", "> 0 or None"),
+            (
+                self.reset_optimizer_above is None or self.reset_optimizer_above > 0,
+                "reset_optimizer_above",
+                "> 0 or None",
+            ),
             (0 <= self.eps_end <= self.eps_start <= 1, "eps_start/eps_end", "0 <= eps_end <= eps_start <= 1"),
             (0 < self.eps_fraction <= 1, "eps_fraction", "in (0, 1]"),
             (self.num_envs > 0, "num_envs", "> 0"),

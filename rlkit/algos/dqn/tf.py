@@ -298,6 +298,10 @@ class DQNLearner:
         for target, online in zip(self.target_q.weights, self.q.weights, strict=True):
             target.assign(target + tau * (online - target))
 
+    def reset_optimizer(self) -> None:
+        """Forget Adam's moment estimates and step count; the weights stay (claim C40)."""
+        self.optimizer.reset()  # differs: torch drops its per-parameter state and rebuilds it on the next step
+
     def set_learning_rate(self, learning_rate: float) -> None:
         self.optimizer.learning_rate.assign(learning_rate)
 

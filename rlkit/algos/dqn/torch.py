@@ -257,6 +257,10 @@ class DQNLearner:
             for target, online in zip(self.target_q.parameters(), self.q.parameters(), strict=True):
                 target.lerp_(online, tau)
 
+    def reset_optimizer(self) -> None:
+        """Forget Adam's moment estimates and step count; the weights stay (claim C40)."""
+        self.optimizer.state.clear()  # differs: Keras keeps the moments in variables, zeroed in place
+
     def set_learning_rate(self, learning_rate: float) -> None:
         for group in self.optimizer.param_groups:
             group["lr"] = learning_rate

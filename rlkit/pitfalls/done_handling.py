@@ -1,0 +1,121 @@
+"""Claims C09, C10, C04 and C15: what the replay buffer and the environment hand DQN, changed on purpose.
+
+Each change is made where a real bug would make it, so the unchanged training loop runs on top:
+
+* :func:`register_variant` registers a wrapped copy of an environment under a new gymnasium id, e.g. one
+  whose time limit reports ``terminated`` (the ``done = terminated or truncated`` habit, C10), with scaled
+  rewards (C04) or with clipped and scaled observations (C15). ``rlkit.train`` then accepts the new id.
+* :func:`dropping_done_transitions` makes DQN's replay buffer skip every transition whose next state is
+  terminal, the ``if not done: buffer.push(...)`` of claim C09.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+
+import gymnasium as gym
+import numpy as np
+
+import rlkit.algos.dqn.agent as dqn_agent
+from rlkit.buffers import ReplayBuffer
+
+NAMESPACE = "pitfalls"
+
+
+class TruncationAsTermination(gym.Wrapper):
+    """Reports the end of every episode as ``terminated``, as ``done = terminated or truncated`` does."""
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return obs, reward, terminated or truncated, False, info
+
+
+def scale_rewards(scale: float) -> Callable[[gym.Env], gym.Env]:
+    """A wrapper factory multiplying every reward by ``scale``."""
+    return lambda env: gym.wrappers.TransformReward(env, lambda reward: scale * reward)
+
+
+def clip_and_scale_observations(bound: np.ndarray) -> Callable[[gym.Env], gym.Env]:
+    """A wrapper factory clipping observations to [-bound, bound] and dividing them by ``bound`` (into [-1, 1])."""
+    bound = np.asarray(bound, dtype=np.float32)
+    space = gym.spaces.Box(-1.0, 1.0, shape=bound.shape, dtype=np.float32)
+    return lambda env: gym.wrappers.TransformObservation(
+        env, lambda obs: (np.clip(obs, -bound, bound) / bound).astype(np.float32), space
+    )
+
+
+def register_variant(
+    env_id: str,
+    name: str,
+    wrapper: Callable[[gym.Env], gym.Env] | None = None,
+    reward_scale: float = 1.0,
+    max_episode_steps: int | None = None,
+) -> str:
+    """Register ``wrapper(gymnasium.make(env_id, max_episode_steps=...))`` as
+    ``pitfalls/<env name>-<name>-v<version>`` and return that id.
+
+    Its solve threshold is the original one times ``reward_scale`` and, for a shorter time limit, times the
+    fraction of the original limit that is left, so "solved" keeps its meaning.
+    """
+    spec = gym.spec(env_id)
+    variant_id = f"{NAMESPACE}/{spec.name}-{name}-v{spec.version or 0}"
+    limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
+    threshold = spec.reward_threshold
+    if threshold is not None:
+        threshold *= reward_scale * (max_episode_steps or spec.max_episode_steps) / spec.max_episode_steps
+
+    def make(**kwargs) -> gym.Env:
+        env = gym.make(env_id, **limit, **kwargs)
+        return env if wrapper is None else wrapper(env)
+
+    gym.registry.pop(variant_id, None)  # registering again replaces the variant instead of warning
+    gym.register(variant_id, entry_point=make, reward_threshold=threshold)
+    return variant_id
+
+
+class DoneFilteringReplayBuffer(ReplayBuffer):
+    """A replay buffer that silently drops transitions into a terminal state (claim C09's advice)."""
+
+    def add(self, obs, actions, rewards, next_obs, terminated, discounts=None) -> None:
+        keep = np.asarray(terminated) == 0
+        super().add(
+            obs[keep], actions[keep], rewards[keep], next_obs[keep], terminated[keep],
+            None if discounts is None else discounts[keep],
+        )  # fmt: skip
+
+
+@contextlib.contextmanager
+def dropping_done_transitions() -> Iterator[None]:
+    """Inside this block, DQN's training loop stores its transitions in a :class:`DoneFilteringReplayBuffer`."""
+    original = dqn_agent.make_buffer
+
+    def make_filtering_buffer(config, obs_dim: int, seed: int) -> ReplayBuffer:
+        return DoneFilteringReplayBuffer(config.buffer_size, (obs_dim,), seed=seed, with_discounts=True)
+
+    dqn_agent.make_buffer = make_filtering_buffer
+    try:
+        yield
+    finally:
+        dqn_agent.make_buffer = original
+
+
+def values_under_time_limit(gamma: float = 0.99, limit: int = 20, sweeps: int = 1_000) -> dict[str, np.ndarray]:
+    """The value Q-learning converges to on a task that never ends but is cut every ``limit`` steps, when the
+    observation does not show the clock (one observation, reward 1 per step), after each of ``sweeps``
+    Bellman backups over one episode's transitions.
+
+    "bootstrap": the cut is a truncation (target r + gamma V everywhere), so V tends to 1 / (1 - gamma).
+    "terminate": the cut is recorded as termination, so one transition in ``limit`` has target r alone and
+    V tends to 1 / (1 - gamma (1 - 1 / limit)), however good the policy is.
+    """
+    ends = np.zeros(limit)
+    ends[-1] = 1.0
+    histories = {}
+    for name, terminated in (("bootstrap", np.zeros(limit)), ("terminate", ends)):
+        value, history = 0.0, np.empty(sweeps)
+        for sweep in range(sweeps):
+            value = float(np.mean(1.0 + gamma * (1.0 - terminated) * value))
+            history[sweep] = value
+        histories[name] = history
+    return histories

@@ -1,0 +1,62 @@
+"""The machinery behind chapter 11's experiments (the experiments themselves run in the notebook)."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from rlkit.pitfalls import done_handling, target_network
+
+
+def test_target_lag_follows_polyak_and_periodic_copies():
+    signal = np.arange(10, dtype=float)
+    np.testing.assert_array_equal(target_network.target_lag(signal, period=4), [0, 0, 0, 0, 4, 4, 4, 4, 8, 8])
+    polyak = target_network.target_lag(signal, tau=0.5)
+    assert polyak[1] == 0.5 and polyak[2] == 1.25
+    step = np.r_[np.zeros(5), np.ones(200)]
+    assert target_network.target_lag(step, tau=0.1)[5 + 10] == pytest.approx(1 - 0.9**11)  # ~1/tau to catch up
+    with pytest.raises(ValueError, match="exactly one"):
+        target_network.target_lag(signal, tau=0.1, period=3)
+
+
+def test_truncation_as_termination_and_variants_keep_solved_meaning_the_same():
+    env_id = done_handling.register_variant(
+        "CartPole-v1", "test-limit", done_handling.TruncationAsTermination, reward_scale=2.0, max_episode_steps=50
+    )
+    assert env_id == "pitfalls/CartPole-test-limit-v1"
+    assert gym.spec(env_id).reward_threshold == pytest.approx(475 * 2 * 50 / 500)
+    env = gym.make(env_id)
+    obs, _ = env.reset(seed=0)
+    steps, terminated, truncated = 0, False, False
+    while not (terminated or truncated):  # push towards where the pole falls: it stays up until the time limit
+        obs, _, terminated, truncated, _ = env.step(int(obs[2] + obs[3] > 0))
+        steps += 1
+    assert steps == 50 and terminated and not truncated
+    scaled = gym.make(done_handling.register_variant("CartPole-v1", "test-x3", done_handling.scale_rewards(3.0)))
+    scaled.reset(seed=0)
+    assert scaled.step(0)[1] == 3.0
+
+
+def test_dropping_done_transitions_filters_terminal_transitions_and_restores_the_loop():
+    buffer = done_handling.DoneFilteringReplayBuffer(10, (2,), with_discounts=True)
+    ones = np.ones((3, 2), np.float32)
+    buffer.add(ones, np.zeros(3, int), np.ones(3, np.float32), ones, np.array([0.0, 1.0, 0.0]), np.full(3, 0.9))
+    assert len(buffer) == 2
+    import rlkit.algos.dqn.agent as dqn_agent
+
+    original = dqn_agent.make_buffer
+    with done_handling.dropping_done_transitions():
+        assert dqn_agent.make_buffer is not original
+    assert dqn_agent.make_buffer is original
+
+
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_rebinding_soft_update_leaves_the_target_where_it_started(framework):
+    pytest.importorskip({"torch": "torch", "tf": "tensorflow"}[framework])
+    moved = target_network.rebinding_update_moves_target(framework, steps=5)
+    assert moved["rebinding"] == 0.0 and moved["in place"] > 0 and moved["online"] > 0
+
+
+def test_values_under_time_limit_reach_their_fixed_points():
+    values = done_handling.values_under_time_limit(gamma=0.9, limit=5, sweeps=500)
+    assert values["bootstrap"][-1] == pytest.approx(10.0)
+    assert values["terminate"][-1] == pytest.approx(1 / (1 - 0.9 * 0.8))
