@@ -396,9 +396,9 @@ def check_soft_update(soft_update: Callable) -> None:
     tau = 0.1
     returned = soft_update(target, online, tau)
     if all(np.array_equal(t, i) for t, i in zip(target, initial, strict=True)):
-        hint = " It returned new arrays instead:" if returned is not None else ""
+        hint = " It returned new arrays instead, which the caller never looks at." if returned is not None else ""
         raise ExerciseError(
-            f"the target arrays did not change.{hint} a name rebound to `tau * online + (1 - tau) * target` "
+            f"the target arrays did not change.{hint} A name rebound to `tau * online + (1 - tau) * target` "
             "never reaches the caller's arrays (claim C05). Write into them: `target[...] = ...` or "
             "`target += tau * (online - target)`."
         )
