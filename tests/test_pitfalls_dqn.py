@@ -60,3 +60,23 @@ def test_values_under_time_limit_reach_their_fixed_points():
     values = done_handling.values_under_time_limit(gamma=0.9, limit=5, sweeps=500)
     assert values["bootstrap"][-1] == pytest.approx(10.0)
     assert values["terminate"][-1] == pytest.approx(1 / (1 - 0.9 * 0.8))
+
+
+def test_bucketed_replay_draws_its_share_from_the_top_bucket():
+    from rlkit.pitfalls.bucketed_replay import BucketedReplayBuffer
+
+    buffer = BucketedReplayBuffer(100, (1,), seed=0, high_fraction=0.25)
+    obs = np.arange(100, dtype=np.float32)[:, None]
+    buffer.add(obs, np.zeros(100, int), np.ones(100, np.float32), obs, np.zeros(100, np.float32))
+    assert (buffer.buckets() == 3).all()  # new transitions enter with the largest error seen so far (1.0)
+    errors = np.full(100, 0.05)
+    errors[[7, 42]] = 3.0  # two transitions in the top bucket (|TD| >= 2), the rest in the lowest
+    buffer.update_priorities(np.arange(100), errors)
+    np.testing.assert_array_equal(np.bincount(buffer.buckets(), minlength=5), [98, 0, 0, 0, 2])
+    batches = buffer.sample_many(50, 8)
+    assert batches["indices"].shape == (50, 8) and (batches["weights"] == 1).all()
+    assert np.isin(batches["indices"][:, :2], [7, 42]).all()  # 25% of 8: the first 2 of every batch
+    assert batches["obs"][0, 0, 0] == batches["indices"][0, 0]  # the gathered fields match the indices
+    assert not np.isin(batches["indices"][:, 2:], [7, 42]).all()  # the rest is uniform over the buffer
+    with pytest.raises(ValueError, match="high_fraction"):
+        BucketedReplayBuffer(10, (1,), high_fraction=1.5)

@@ -12,13 +12,13 @@ Each change is made where a real bug would make it, so the unchanged training lo
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import gymnasium as gym
 import numpy as np
 
-import rlkit.algos.dqn.agent as dqn_agent
 from rlkit.buffers import ReplayBuffer
+from rlkit.pitfalls.buffer_swap import swapped_dqn_buffer
 
 NAMESPACE = "pitfalls"
 
@@ -85,19 +85,13 @@ class DoneFilteringReplayBuffer(ReplayBuffer):
         )  # fmt: skip
 
 
-@contextlib.contextmanager
-def dropping_done_transitions() -> Iterator[None]:
+def dropping_done_transitions() -> contextlib.AbstractContextManager:
     """Inside this block, DQN's training loop stores its transitions in a :class:`DoneFilteringReplayBuffer`."""
-    original = dqn_agent.make_buffer
-
-    def make_filtering_buffer(config, obs_dim: int, seed: int) -> ReplayBuffer:
-        return DoneFilteringReplayBuffer(config.buffer_size, (obs_dim,), seed=seed, with_discounts=True)
-
-    dqn_agent.make_buffer = make_filtering_buffer
-    try:
-        yield
-    finally:
-        dqn_agent.make_buffer = original
+    return swapped_dqn_buffer(
+        lambda config, obs_dim, seed: DoneFilteringReplayBuffer(
+            config.buffer_size, (obs_dim,), seed=seed, with_discounts=True
+        )
+    )
 
 
 def values_under_time_limit(gamma: float = 0.99, limit: int = 20, sweeps: int = 1_000) -> dict[str, np.ndarray]:
