@@ -4,6 +4,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from rlkit.errors import RlkitError
 from rlkit.pitfalls import done_handling, target_network
 
 
@@ -66,6 +67,8 @@ def test_bucketed_replay_draws_its_share_from_the_top_bucket():
     from rlkit.pitfalls.bucketed_replay import BucketedReplayBuffer
 
     buffer = BucketedReplayBuffer(100, (1,), seed=0, high_fraction=0.25)
+    with pytest.raises(RlkitError, match="empty"):
+        buffer.sample_many(1, 8)
     obs = np.arange(100, dtype=np.float32)[:, None]
     buffer.add(obs, np.zeros(100, int), np.ones(100, np.float32), obs, np.zeros(100, np.float32))
     assert (buffer.buckets() == 3).all()  # new transitions enter with the largest error seen so far (1.0)

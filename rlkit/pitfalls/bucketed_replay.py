@@ -17,6 +17,7 @@ import contextlib
 import numpy as np
 
 from rlkit.buffers import ReplayBuffer
+from rlkit.errors import RlkitError
 from rlkit.pitfalls.buffer_swap import swapped_dqn_buffer
 
 EDGES = (0.1, 0.5, 1.0, 2.0)
@@ -46,6 +47,8 @@ class BucketedReplayBuffer(ReplayBuffer):
         """(K, B, ...) batches: the first ``high_fraction`` of each from the top non-empty bucket, the rest
         uniform. ``beta`` is accepted for the loop's sake and ignored: this scheme has no importance weights."""
         del beta
+        if self.size == 0:
+            raise RlkitError("cannot sample from an empty BucketedReplayBuffer: add transitions first")
         buckets = self.buckets()
         top = np.flatnonzero(buckets == buckets.max())
         high = int(round(self.high_fraction * batch_size))
