@@ -4,6 +4,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from rlkit.algos.dqn import DQNConfig
 from rlkit.errors import RlkitError
 from rlkit.pitfalls import done_handling, target_network
 
@@ -46,7 +47,8 @@ def test_dropping_done_transitions_filters_terminal_transitions_and_restores_the
 
     original = dqn_agent.make_buffer
     with done_handling.dropping_done_transitions():
-        assert dqn_agent.make_buffer is not original
+        swapped = dqn_agent.make_buffer(DQNConfig(), 4, 0)
+        assert isinstance(swapped, done_handling.DoneFilteringReplayBuffer) and swapped.discounts is not None
     assert dqn_agent.make_buffer is original
 
 
@@ -80,6 +82,6 @@ def test_bucketed_replay_draws_its_share_from_the_top_bucket():
     assert batches["indices"].shape == (50, 8) and (batches["weights"] == 1).all()
     assert np.isin(batches["indices"][:, :2], [7, 42]).all()  # 25% of 8: the first 2 of every batch
     assert batches["obs"][0, 0, 0] == batches["indices"][0, 0]  # the gathered fields match the indices
-    assert not np.isin(batches["indices"][:, 2:], [7, 42]).all()  # the rest is uniform over the buffer
+    assert len(np.unique(batches["indices"][:, 2:])) > 80  # the rest is uniform: 300 draws reach most of 100
     with pytest.raises(ValueError, match="high_fraction"):
         BucketedReplayBuffer(10, (1,), high_fraction=1.5)

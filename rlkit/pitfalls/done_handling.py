@@ -1,10 +1,10 @@
-"""Claims C09, C10, C04 and C15: what the replay buffer and the environment hand DQN, changed on purpose.
+"""Claims C09, C10 and C04: what the replay buffer and the environment hand DQN, changed on purpose.
 
 Each change is made where a real bug would make it, so the unchanged training loop runs on top:
 
 * :func:`register_variant` registers a wrapped copy of an environment under a new gymnasium id, e.g. one
-  whose time limit reports ``terminated`` (the ``done = terminated or truncated`` habit, C10), with scaled
-  rewards (C04) or with clipped and scaled observations (C15). ``rlkit.train`` then accepts the new id.
+  whose time limit reports ``terminated`` (the ``done = terminated or truncated`` habit, C10), or with scaled
+  rewards (C04). ``rlkit.train`` then accepts the new id.
 * :func:`dropping_done_transitions` makes DQN's replay buffer skip every transition whose next state is
   terminal, the ``if not done: buffer.push(...)`` of claim C09.
 """
@@ -34,15 +34,6 @@ class TruncationAsTermination(gym.Wrapper):
 def scale_rewards(scale: float) -> Callable[[gym.Env], gym.Env]:
     """A wrapper factory multiplying every reward by ``scale``."""
     return lambda env: gym.wrappers.TransformReward(env, lambda reward: scale * reward)
-
-
-def clip_and_scale_observations(bound: np.ndarray) -> Callable[[gym.Env], gym.Env]:
-    """A wrapper factory clipping observations to [-bound, bound] and dividing them by ``bound`` (into [-1, 1])."""
-    bound = np.asarray(bound, dtype=np.float32)
-    space = gym.spaces.Box(-1.0, 1.0, shape=bound.shape, dtype=np.float32)
-    return lambda env: gym.wrappers.TransformObservation(
-        env, lambda obs: (np.clip(obs, -bound, bound) / bound).astype(np.float32), space
-    )
 
 
 def register_variant(
