@@ -36,6 +36,12 @@ def algorithm(name: str):
     return importlib.import_module(ALGORITHMS[name.lower()])
 
 
+def config_class(name: str) -> type:
+    """The config dataclass of algorithm ``name`` (its hyperparameters, documented field by field)."""
+    package = algorithm(name)
+    return next(getattr(package, n) for n in package.__all__ if n.endswith("Config"))
+
+
 def check_framework(framework: str) -> str:
     """Validate ``framework`` and that it is installed, without importing it."""
     if framework not in FRAMEWORKS:
@@ -73,9 +79,8 @@ def train(
         raise RlkitError(f"seed must be a non-negative int, got {seed!r}")
     if total_steps is not None and (not isinstance(total_steps, int) or total_steps < 1):
         raise RlkitError(f"total_steps must be a positive int, got {total_steps!r}")
-    config_class = next(getattr(package, n) for n in package.__all__ if n.endswith("Config"))
     try:
-        settings = config_class.for_env(env, **config)
+        settings = config_class(algo).for_env(env, **config)
     except TypeError as exc:
         raise RlkitError(str(exc)) from None
     if save is not None:

@@ -14,27 +14,45 @@ from pathlib import Path
 from rlkit.errors import RlkitError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with a known ``algo``, ``train`` also gets one typed flag per hyperparameter of it."""
+    from rlkit.api import ALGORITHMS
+
     parser = argparse.ArgumentParser(prog="rlkit", description="Deep RL in PyTorch and TensorFlow.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="{train,eval,report}")
 
-    train = commands.add_parser("train", help="train an agent", description="Train an agent.")
-    train.add_argument("algo", help="algorithm: dqn, a2c or ppo")
+    train = commands.add_parser(
+        "train",
+        help="train an agent",
+        description="Train an agent. `rlkit train ALGO --help` lists every hyperparameter of ALGO.",
+    )
+    train.add_argument("algo", help=f"algorithm: {', '.join(sorted(ALGORITHMS))}")
     train.add_argument("--env", default="CartPole-v1", help="gymnasium environment id (default CartPole-v1)")
     train.add_argument("--framework", default="torch", help="torch or tf (default torch)")
-    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--seed", type=int, default=None, help="random seed (default 0)")
     train.add_argument("--steps", type=int, default=None, help="environment steps (default: enough to solve)")
-    train.add_argument("--logdir", default=None, help="write TensorBoard events and history.json here")
+    train.add_argument("--logdir", default=None, help="write TensorBoard events, config.yaml and history.json here")
     train.add_argument("--save", default=None, help="checkpoint path: .pt (torch), .keras or .weights.h5 (tf)")
     train.add_argument("--stop-when-solved", action="store_true", help="stop at the first solving evaluation")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
+    train.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE.yaml",
+        help="hyperparameters from YAML: a flat mapping, or RL-Zoo style keyed by env id; flags override it",
+    )
     train.add_argument(
         "--set",
         nargs="*",
         default=[],
         metavar="KEY=VALUE",
-        help="hyperparameters, e.g. --set learning_rate=5e-4",
+        help="hyperparameters by name, e.g. --set learning_rate=5e-4 (the same as the typed flags below)",
     )
+    if algo is not None and algo.lower() in ALGORITHMS:
+        from rlkit.api import config_class
+        from rlkit.hyperparams import add_config_arguments
+
+        add_config_arguments(train, config_class(algo), env_id)
 
     evaluate = commands.add_parser("eval", help="evaluate a saved agent", description="Evaluate a saved agent.")
     evaluate.add_argument("path", help="checkpoint written by rlkit train --save")
@@ -45,6 +63,21 @@ def build_parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="versions, devices and thread settings")
     report.add_argument("--probe", action="store_true", help="import torch and TensorFlow to list devices")
     return parser
+
+
+def train_target(argv: list[str]) -> tuple[str | None, str | None]:
+    """The algorithm and environment a ``train`` command line names, read before parsing it in full: the
+    hyperparameter flags (and their defaults in ``--help``) depend on them."""
+    if not argv or argv[0] != "train":
+        return None, None
+    algo = next((arg for arg in argv[1:] if not arg.startswith("-")), None)
+    env_id = None
+    for index, arg in enumerate(argv):
+        if arg == "--env" and index + 1 < len(argv):
+            env_id = argv[index + 1]
+        elif arg.startswith("--env="):
+            env_id = arg.partition("=")[2]
+    return algo, env_id
 
 
 def parse_settings(pairs: list[str]) -> dict:
@@ -65,17 +98,27 @@ def run(args: argparse.Namespace) -> int:
     import rlkit
 
     if args.command == "train":
+        from rlkit.api import config_class
+        from rlkit.hyperparams import field_types, load_yaml
+
+        settings = load_yaml(args.config, args.env, args.algo) if args.config else {}
+        # typed flags that were given (the others are absent from args), then --set, override the file
+        flags = {name: getattr(args, name) for name in field_types(config_class(args.algo)) if hasattr(args, name)}
+        settings.update({**flags, **parse_settings(args.set)})
+        file_steps, file_seed = settings.pop("total_steps", None), settings.pop("seed", 0)
+        total_steps = file_steps if args.steps is None else args.steps
+        seed = file_seed if args.seed is None else args.seed
         result = rlkit.train(
             args.algo,
             env=args.env,
             framework=args.framework,
-            seed=args.seed,
-            total_steps=args.steps,
+            seed=seed,
+            total_steps=total_steps,
             logdir=args.logdir,
             save=args.save,
             progress=not args.quiet,
             stop_when_solved=args.stop_when_solved,
-            **parse_settings(args.set),
+            **settings,
         )
         print(result)
         if args.save:
@@ -93,8 +136,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        args = build_parser(*train_target(argv)).parse_args(argv)
         return run(args)
     except RlkitError as exc:
         print(f"rlkit: error: {exc}", file=sys.stderr)

@@ -8,6 +8,8 @@ alone, so logging never imports torch or TensorFlow.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -58,23 +60,52 @@ class History:
 
 
 class _TensorBoardWriter:
-    """Scalar summaries in TensorBoard's event-file format, through the ``tensorboard`` package only."""
+    """Scalar and text summaries in TensorBoard's event-file format, written without TensorFlow.
+
+    ``tensorboard``'s own ``EventFileWriter`` opens files through ``tensorboard.compat.tf``, which imports
+    TensorFlow whenever it is installed (2-3 s and hundreds of MB, even in a torch run). Only the record
+    framing (``RecordWriter``: length, masked CRC32C, payload) and the protobufs are needed, and neither
+    imports TensorFlow, so the file is opened here with plain Python.
+    """
 
     def __init__(self, logdir: str | Path) -> None:
         from tensorboard.compat.proto import event_pb2, summary_pb2
-        from tensorboard.summary.writer.event_file_writer import EventFileWriter
+        from tensorboard.summary.writer.record_writer import RecordWriter
 
         self._event, self._summary = event_pb2.Event, summary_pb2.Summary
         Path(logdir).mkdir(parents=True, exist_ok=True)
-        self._writer = EventFileWriter(str(logdir))
+        # The name TensorBoard looks for: events.out.tfevents.<time>.<host>; the pid keeps parallel runs apart.
+        name = f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}.{os.getpid()}"
+        self.path = Path(logdir) / name
+        self._file = open(self.path, "wb")  # noqa: SIM115 - closed in close(), which Logger.close calls
+        self._writer = RecordWriter(self._file)
+        self._write(self._event(wall_time=time.time(), file_version="brain.Event:2"))
+
+    def _write(self, event) -> None:
+        self._writer.write(event.SerializeToString())
 
     def scalars(self, step: int, metrics: dict[str, float]) -> None:
         values = [self._summary.Value(tag=k, simple_value=float(v)) for k, v in metrics.items()]
-        event = self._event(wall_time=time.time(), step=int(step), summary=self._summary(value=values))
-        self._writer.add_event(event)
+        self._write(self._event(wall_time=time.time(), step=int(step), summary=self._summary(value=values)))
+
+    def text(self, tag: str, text: str, step: int = 0) -> None:
+        """A text summary (TensorBoard's Text tab renders it as markdown)."""
+        from tensorboard.compat.proto import summary_pb2, tensor_pb2, tensor_shape_pb2
+
+        tensor = tensor_pb2.TensorProto(
+            dtype=7,  # DT_STRING
+            string_val=[text.encode("utf-8")],
+            tensor_shape=tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=1)]),
+        )
+        metadata = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="text"))
+        value = self._summary.Value(tag=tag, tensor=tensor, metadata=metadata)
+        self._write(self._event(wall_time=time.time(), step=int(step), summary=self._summary(value=[value])))
+
+    def flush(self) -> None:
+        self._file.flush()
 
     def close(self) -> None:
-        self._writer.close()
+        self._file.close()
 
 
 class Logger:
@@ -92,6 +123,8 @@ class Logger:
         description: str = "",
     ) -> None:
         self.history = History()
+        self.logdir = None if logdir is None else Path(logdir)
+        self.total_steps = total_steps
         self._tb = _TensorBoardWriter(logdir) if logdir is not None else None
         self._bar = tqdm(
             total=total_steps,
@@ -110,6 +143,11 @@ class Logger:
         self.history.add(step, **metrics)
         if self._tb is not None:
             self._tb.scalars(step, metrics)
+
+    def text(self, tag: str, text: str) -> None:
+        """A text note in TensorBoard (e.g. the run's resolved configuration as a markdown table)."""
+        if self._tb is not None:
+            self._tb.text(tag, text, self._step)
 
     def log_episodes(self, step: int, returns: np.ndarray, lengths: np.ndarray) -> None:
         """Record finished training episodes (one history point each)."""

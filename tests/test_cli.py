@@ -30,6 +30,9 @@ def rlkit_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
             "no hyperparameter 'learning_rat'. Did you mean 'learning_rate'?",
         ),
         (["train", "dqn", "--set", "gamma"], "--set takes KEY=VALUE pairs"),
+        (["train", "dqn", "--set", "learning_rate=fast"], "DQN hyperparameter learning_rate must be float, got 'fast'"),
+        (["train", "ppo", "--set", "num_envs=2.5"], "PPO hyperparameter num_envs must be int, got 2.5 (float)"),
+        (["train", "dqn", "--config", "missing.yaml"], "hyperparameter file 'missing.yaml' does not exist"),
         (["train", "dqn", "--steps", "-5"], "total_steps must be a positive int"),
         (["train", "dqn", "--save", "agent.keras"], "a torch agent saves to .pt"),
         (["eval", "missing.pt"], "checkpoint 'missing.pt' does not exist"),
@@ -80,3 +83,57 @@ def test_train_save_eval_report_end_to_end(tmp_path):
     assert "CartPole-v1: mean return" in evaluated.stdout and "over 3 episodes" in evaluated.stdout
     report = rlkit_cli("report")
     assert report.returncode == 0 and "gymnasium" in report.stdout
+
+
+@pytest.mark.parametrize("algo", ["dqn", "rainbow", "a2c", "ppo", "ddpg", "td3", "sac"])
+def test_train_help_lists_every_hyperparameter_with_type_default_and_doc(algo, capsys):
+    from dataclasses import fields
+
+    from rlkit.api import config_class
+    from rlkit.cli import main
+    from rlkit.hyperparams import field_docs, field_types, type_name
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", algo, "--help"])
+    assert exit_info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines: compare with spaces collapsed
+    docs, types, defaults = field_docs(config_class(algo)), field_types(config_class(algo)), config_class(algo)()
+    for field in fields(config_class(algo)):
+        flag = "--" + field.name.replace("_", "-")
+        assert flag in text, f"rlkit train {algo} --help does not list {flag}"
+        default = defaults.to_dict()[field.name]
+        assert f"{flag} " in text and f"[{type_name(types[field.name])}, default {default!r}]" in text
+        assert docs[field.name], f"{algo}: hyperparameter {field.name} has no #: documentation"
+        assert " ".join(docs[field.name].split())[:40] in text
+
+
+def test_typed_flags_yaml_files_and_the_written_config_agree(tmp_path):
+    """Flags override a YAML file, the run writes its resolved settings to config.yaml and TensorBoard, and
+    that config.yaml trains the same run again."""
+    import yaml
+
+    (tmp_path / "zoo.yaml").write_text(
+        "CartPole-v1:\n  n_timesteps: !!float 1e3\n  policy: MlpPolicy\n  batch_size: 32\n  gamma: 0.95\n"
+        "Acrobot-v1:\n  gamma: 0.5\n"
+    )
+    common = ["--quiet", "--learning-starts", "500", "--eval-every", "1000", "--eval-episodes", "2"]
+    first = rlkit_cli("train", "dqn", "--config", "zoo.yaml", "--gamma", "0.9", "--no-double", "--logdir", "a",
+                      *common, cwd=tmp_path)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    written = yaml.safe_load((tmp_path / "a" / "config.yaml").read_text())
+    assert written["total_steps"] == 1000 and written["batch_size"] == 32  # from the file
+    assert written["gamma"] == 0.9 and written["double"] is False  # flags win over the file
+    assert written["algo"] == "dqn" and written["env"] == "CartPole-v1" and written["seed"] == 0
+
+    again = rlkit_cli("train", "dqn", "--config", "a/config.yaml", "--quiet", "--logdir", "b", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert yaml.safe_load((tmp_path / "b" / "config.yaml").read_text()) == written
+    wrong = rlkit_cli("train", "ppo", "--config", "a/config.yaml", cwd=tmp_path)
+    assert wrong.returncode == 2 and "was written for algo 'dqn', not 'ppo'" in wrong.stderr
+
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(tmp_path / "a"))
+    events.Reload()
+    (note,) = events.Tensors("config")
+    assert b"| gamma | `0.9` |" in note.tensor_proto.string_val[0]

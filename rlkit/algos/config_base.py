@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import ClassVar
 
 from rlkit.errors import RlkitError, did_you_mean
+from rlkit.hyperparams import check_types
 
 
 @dataclass
@@ -16,7 +17,7 @@ class AlgorithmConfig:
     env_defaults: ClassVar[dict[str, dict]] = {}
 
     def __post_init__(self) -> None:
-        self.hidden_sizes = tuple(int(h) for h in self.hidden_sizes)
+        check_types(self)  # "fast" for learning_rate names the field and the type, before any rule compares it
         self.validate()
 
     @classmethod

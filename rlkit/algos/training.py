@@ -25,6 +25,7 @@ class Evaluations:
         self.best_return, self.best_snapshot = -np.inf, None
         self.solved_at_step = self.solved_at_time = None
         self.start = time.perf_counter()
+        record_settings(logger, agent, seed)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
@@ -66,6 +67,20 @@ class Evaluations:
             framework=agent.framework, seed=self.seed, steps=steps, wall_time=self.elapsed(),
             solved_at_step=self.solved_at_step, solved_at_time=self.solved_at_time,
         )  # fmt: skip
+
+
+def record_settings(logger: Logger, agent, seed: int) -> None:
+    """Write the run's resolved settings where its results go: ``config.yaml`` in the logdir (readable back by
+    ``rlkit train --config``) and a table in TensorBoard's Text tab, at the start, so a crashed run has them."""
+    if logger.logdir is None:
+        return
+    from rlkit.hyperparams import dump_yaml, markdown_table
+
+    run = {"algo": agent.algo, "env": agent.env_id, "framework": agent.framework, "seed": seed}
+    settings = {**run, "total_steps": logger.total_steps, **agent.config.to_dict()}
+    logger.logdir.mkdir(parents=True, exist_ok=True)
+    (logger.logdir / "config.yaml").write_text(dump_yaml(settings), encoding="utf-8")
+    logger.text("config", markdown_table(settings))
 
 
 def entry_point(

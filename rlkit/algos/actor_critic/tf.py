@@ -182,12 +182,14 @@ class ActorCriticLearner:
         self.model.load_weights(str(path))
 
 
+# differs: torch has Tensor.std(); tf.math.reduce_std has no Bessel correction
 def sample_std(x):
     """Standard deviation with Bessel's correction, as torch's ``Tensor.std()`` (tf.math.reduce_std has none)."""
     n = tf.cast(tf.shape(x)[0], x.dtype)
     return tf.sqrt(tf.reduce_sum((x - tf.reduce_mean(x)) ** 2) / (n - 1.0))
 
 
+# differs: Keras saves one Model; the torch learner saves its modules' state_dicts
 @keras.saving.register_keras_serializable("rlkit")
 class ActorCriticModel(keras.Model):
     """Actor, critic and the Gaussian policy's log std (``log_std_size`` 0 for discrete actions) in one model."""

@@ -53,6 +53,7 @@ class OffPolicyModel(keras.Model):
             self.log_alpha.assign([log_alpha])
         self.built = True
 
+    # differs: a Keras Model must define call; the torch container is never called
     def call(self, obs):
         return self.actor(obs)
 
@@ -110,10 +111,12 @@ class OffPolicyLearner:
             self.train_steps, input_signature=[obs_spec, action_spec, vectors, obs_spec, vectors, noise]
         )
 
+    # differs: torch counts in a plain attribute; TF reads its tf.Variable counter
     @property
     def gradient_steps(self) -> int:
         return int(self.step_counter.numpy())
 
+    # differs: a tape needs the variable list; torch optimizers hold their parameters
     def critic_variables(self) -> list[tf.Variable]:
         return [variable for critic in self.critics for variable in critic.trainable_variables]
 

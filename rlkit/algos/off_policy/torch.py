@@ -206,10 +206,12 @@ class OffPolicyLearner:
         self.sync_targets()
 
 
+# differs: torch weights are read layer by layer; Keras has get_weights()
 def linear_layers(net: nn.Sequential) -> list[nn.Linear]:
     return [layer for layer in net if isinstance(layer, nn.Linear)]
 
 
+# differs: torch weights are read layer by layer; Keras has get_weights()
 def mlp_weights(net: nn.Sequential) -> list[np.ndarray]:
     """``[W0, b0, ...]`` of an MLP, kernels transposed to (in, out)."""
     weights = []
@@ -218,6 +220,7 @@ def mlp_weights(net: nn.Sequential) -> list[np.ndarray]:
     return weights
 
 
+# differs: torch weights are written layer by layer; Keras has set_weights()
 def load_mlp_weights(net: nn.Sequential, weights: list[np.ndarray]) -> None:
     with torch.no_grad():
         for layer, kernel, bias in zip(linear_layers(net), weights[0::2], weights[1::2], strict=True):

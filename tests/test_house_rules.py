@@ -1,0 +1,116 @@
+"""Rules the book depends on, checked statically (no framework is imported, nothing trains).
+
+- The torch and TensorFlow twins define the same functions in the same order: the chapters show them side by
+  side and the reader compares them line by line.
+- Every ``literalinclude`` with ``:pyobject:`` in a chapter names an object that exists in that file, so a
+  renamed method cannot silently drop a code listing from the book.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TWIN_FOLDERS = sorted(path.parent for path in (ROOT / "rlkit" / "algos").glob("*/torch.py"))
+LITERALINCLUDE = re.compile(r"```\{literalinclude\}\s+(?P<file>\S+)\n(?P<options>(?::[^\n]*\n)*)")
+
+
+def definitions(path: Path) -> list[str]:
+    """Top-level functions and classes, and the methods of each class, as ``Class.method``, in file order."""
+    return [name for name, _ in definitions_with_lines(path)]
+
+
+def definitions_with_lines(path: Path) -> list[tuple[str, int]]:
+    """(name, first line) of each definition; the first line is that of the first decorator, if any."""
+    names = []
+
+    def first_line(node: ast.AST) -> int:
+        return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            names.append((node.name, first_line(node)))
+        elif isinstance(node, ast.ClassDef):
+            names.append((node.name, first_line(node)))
+            names += [
+                (f"{node.name}.{item.name}", first_line(item))
+                for item in node.body
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+            ]
+    return names
+
+
+# The same thing under each framework's own name: a torch module's forward is a Keras layer's call, and a
+# torch Linear layer is a Keras Dense layer.
+TORCH_TO_TF = {"forward": "call", "NoisyLinear": "NoisyDense"}
+# Keras-only hooks with no torch counterpart: serialisation and lazy building.
+KERAS_ONLY = {"get_config", "from_config", "build"}
+MARK = "# differs:"
+
+
+def comparable(path: Path, framework: str) -> list[str]:
+    """The definitions a reader compares across the twins, in order, under one naming.
+
+    Left out: Keras-only hooks, and one-sided helpers marked by a ``# differs: why`` comment on the line
+    right above them (the rule of STYLE.md: every place the frameworks truly differ says so).
+    """
+    lines = path.read_text(encoding="utf-8").splitlines()
+    names, marked = [], set()
+    for name, line in definitions_with_lines(path):
+        if lines[line - 2].strip().startswith(MARK) or name.split(".")[0] in marked:
+            marked.add(name)
+            continue
+        parts = name.split(".")
+        if framework == "tf" and parts[-1] in KERAS_ONLY:
+            continue
+        if framework == "torch":
+            parts = [TORCH_TO_TF.get(part, part) for part in parts]
+        names.append(".".join(parts))
+    return names
+
+
+@pytest.mark.parametrize("folder", TWIN_FOLDERS, ids=lambda p: p.name)
+def test_twins_define_the_same_functions_in_the_same_order(folder):
+    torch_names = comparable(folder / "torch.py", "torch")
+    tf_names = comparable(folder / "tf.py", "tf")
+    assert torch_names == tf_names, (
+        f"rlkit/algos/{folder.name}: torch.py and tf.py differ in what they define or in its order "
+        f"(mark a truly one-sided helper with a '{MARK} why' comment right above it)\n"
+        f"  torch.py only: {[n for n in torch_names if n not in tf_names]}\n"
+        f"  tf.py only:    {[n for n in tf_names if n not in torch_names]}\n"
+        f"  torch order: {torch_names}\n  tf order:    {tf_names}"
+    )
+
+
+def pyobject_includes() -> list[tuple[str, Path, str]]:
+    """(chapter, included file, pyobject) for every pyobject literalinclude in the chapters and pages."""
+    import json
+
+    found = []
+    for chapter in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(chapter.read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+        for match in LITERALINCLUDE.finditer(text + "\n"):
+            for option in match["options"].splitlines():
+                if option.startswith(":pyobject:"):
+                    target = (chapter.parent / match["file"]).resolve()
+                    found.append((chapter.name, target, option.removeprefix(":pyobject:").strip()))
+    return found
+
+
+def test_the_chapters_include_source_listings():
+    assert len(pyobject_includes()) > 30
+
+
+@pytest.mark.parametrize(
+    "chapter,target,pyobject",
+    pyobject_includes(),
+    ids=lambda value: value if isinstance(value, str) else value.name if isinstance(value, Path) else None,
+)
+def test_every_pyobject_listing_exists(chapter, target, pyobject):
+    assert target.is_file(), f"{chapter} includes {target.relative_to(ROOT)}, which does not exist"
+    assert pyobject in definitions(target), f"{chapter} includes {pyobject} from {target.name}: no such object"
