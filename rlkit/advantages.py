@@ -28,6 +28,10 @@ def compute_gae(
 
     ``A_t = delta_t + gamma * lam * (1 - done_t) * A_{t+1}`` with
     ``delta_t = r_t + gamma * (1 - terminated_t) * V(s_{t+1}) - V(s_t)``; one vectorised step per time step.
+    The recursion starts from ``A_T = 0``: the rollout's last step bootstraps only through its delta, from
+    ``values[T]``. A step with ``valid`` False gets ``A = 0`` (and, being after a done, passes nothing back).
+    Unrolled: ``A_t = sum_{k=0}^{K} (gamma * lam)^k delta_{t+k}``, with ``t + K`` the first step from t on
+    that is done or the rollout's last.
     """
     steps = len(rewards)
     if values.shape[0] != steps + 1:

@@ -334,30 +334,42 @@ def check_categorical_projection(project: Callable) -> None:
 
 
 def check_priority_weights(priority_weights: Callable) -> None:
-    """Check ``priority_weights(priorities, alpha, beta) -> (probabilities, weights)`` (chapter 13).
+    """Check ``priority_weights(priorities, indices, alpha, beta) -> (probabilities, weights)`` (chapter 13).
 
-    Prioritized replay samples transition i with P(i) = p_i^alpha / sum_k p_k^alpha and weights its loss by
-    w_i = (N P(i))^-beta, divided by the largest weight so that weights only ever scale updates down.
+    Prioritized replay samples transition i with P(i) = p_i^alpha / sum_k p_k^alpha (``probabilities``: all N
+    transitions) and weights the loss of each sampled transition j by w_j = (N P(j))^-beta, divided by the
+    largest weight *in the sampled batch* (``weights``: one per entry of ``indices``), as rlkit's
+    :class:`~rlkit.buffers.PrioritizedReplayBuffer` does. N cancels in that ratio, so using the batch size
+    instead gives the same answer.
     """
-    priorities, alpha, beta = np.array([0.1, 1.0, 4.0, 0.5, 2.0]), 0.6, 0.4
+    priorities, alpha, beta = np.array([0.1, 1.0, 4.0, 0.5, 2.0, 0.8]), 0.6, 0.4
+    indices = np.array([2, 4, 1, 4, 3])  # a batch with a repeat, without the least likely transition (0)
     scaled = priorities**alpha
     probabilities = scaled / scaled.sum()
-    weights = (len(priorities) * probabilities) ** -beta
-    result = priority_weights(priorities, alpha, beta)
+    raw = (len(priorities) * probabilities) ** -beta
+    result = priority_weights(priorities, indices, alpha, beta)
     if not isinstance(result, tuple) or len(result) != 2:
         raise ExerciseError("return a pair: (probabilities, weights).")
-    probs, got = _answer("probabilities", result[0], (5,)), _answer("weights", result[1], (5,))
+    if np.shape(result[1]) == priorities.shape:
+        raise ExerciseError("return one weight per sampled index (shape (5,)), not one per stored transition.")
+    probs, got = _answer("probabilities", result[0], (6,)), _answer("weights", result[1], (5,))
     if np.allclose(probs, priorities / priorities.sum()):
         raise ExerciseError("raise the priorities to the power alpha before normalising them.")
     if not np.allclose(probs, probabilities):
         raise ExerciseError(f"probabilities should be {np.round(probabilities, 4).tolist()}.")
-    if np.allclose(got, weights):
-        raise ExerciseError("divide the weights by their maximum, so the largest is 1.")
-    if np.allclose(got, (len(priorities) * probabilities) ** beta / ((len(priorities) * probabilities) ** beta).max()):
+    if np.allclose(got, raw[indices]):
+        raise ExerciseError("divide the weights by the largest weight in the batch, so the largest is 1.")
+    if np.allclose(got, raw[indices] / raw.max()):
+        raise ExerciseError(
+            "that divides by the largest weight over the whole buffer (OpenAI baselines' choice); here, as in "
+            "rlkit, divide by the largest weight among the sampled indices."
+        )
+    inverse = (len(priorities) * probabilities[indices]) ** beta
+    if np.allclose(got, inverse / inverse.max()):
         raise ExerciseError("the exponent is -beta: rarely sampled transitions get the *larger* weights.")
-    if not np.allclose(got, weights / weights.max()):
-        raise ExerciseError(f"weights should be {np.round(weights / weights.max(), 4).tolist()}.")
-    _passed("check_priority_weights", 4)
+    if not np.allclose(got, raw[indices] / raw[indices].max()):
+        raise ExerciseError(f"weights should be {np.round(raw[indices] / raw[indices].max(), 4).tolist()}.")
+    _passed("check_priority_weights", 6)
 
 
 def check_double_target(double_target: Callable) -> None:

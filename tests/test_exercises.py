@@ -164,17 +164,27 @@ def test_categorical_projection_check(capsys):
 def test_priority_weights_check(capsys):
     from rlkit.exercises import check_priority_weights
 
-    def right(priorities, alpha, beta):
+    def right(priorities, indices, alpha, beta):
         probabilities = priorities**alpha / (priorities**alpha).sum()
-        weights = (len(priorities) * probabilities) ** -beta
+        weights = (len(priorities) * probabilities[indices]) ** -beta
         return probabilities, weights / weights.max()
+
+    def whole_buffer(p, i, a, b):
+        probabilities = right(p, i, a, b)[0]
+        weights = (len(p) * probabilities) ** -b
+        return probabilities, weights[i] / weights.max()
 
     check_priority_weights(right)
     assert "checks passed" in capsys.readouterr().out
     mistakes = {
-        "power alpha": lambda p, a, b: (p / p.sum(), right(p, 1.0, b)[1]),
-        "maximum": lambda p, a, b: (right(p, a, b)[0], (len(p) * right(p, a, b)[0]) ** -b),
-        "exponent is -beta": lambda p, a, b: (right(p, a, b)[0], right(p, a, -b)[1]),
+        "power alpha": lambda p, i, a, b: (p / p.sum(), right(p, i, 1.0, b)[1]),
+        "per sampled index": lambda p, i, a, b: (right(p, i, a, b)[0], right(p, np.arange(len(p)), a, b)[1]),
+        "largest weight in the batch": lambda p, i, a, b: (
+            right(p, i, a, b)[0],
+            (len(p) * right(p, i, a, b)[0][i]) ** -b,
+        ),
+        "whole buffer": whole_buffer,
+        "exponent is -beta": lambda p, i, a, b: (right(p, i, a, b)[0], right(p, i, a, -b)[1]),
     }
     for explanation, wrong in mistakes.items():
         with pytest.raises(ExerciseError, match=explanation):

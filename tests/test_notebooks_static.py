@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,90 @@ def test_claims_covered_by_the_book_are_tagged_and_in_the_ledger():
     ledger = (ROOT / "book" / "claims.md").read_text()
     for claim in claim_tags:
         assert f"| {claim} |" in ledger, f"{claim} is settled in a chapter but missing from book/claims.md"
+
+
+VERDICT_IN_CHAPTER = re.compile(r"```\{admonition\} Verdict \((C\d\d)\):\s*([A-Za-z]+)")
+VERDICT_IN_LEDGER = re.compile(r"^\| (C\d\d) \|.*\| \*\*([A-Za-z]+)\*\*", re.MULTILINE)
+VERDICT_WORDS = {"true", "false", "partly"}
+
+
+def chapter_verdicts() -> dict[str, tuple[str, str]]:
+    """claim -> (verdict word of its admonition, chapter) for every verdict stated in a chapter."""
+    verdicts = {}
+    for path in NOTEBOOKS:
+        for cell in load(path)["cells"]:
+            if cell["cell_type"] == "markdown":
+                for claim, word in VERDICT_IN_CHAPTER.findall("".join(cell["source"])):
+                    assert claim not in verdicts, f"{claim} has a verdict in {verdicts[claim][1]} and {path.name}"
+                    verdicts[claim] = (word.lower(), path.name)
+    return verdicts
+
+
+def test_every_verdict_in_the_ledger_is_the_chapters_verdict():
+    """The ledger is the book's summary: its verdict word must be the one the chapter's experiment reached."""
+    in_chapters = chapter_verdicts()
+    in_ledger = {
+        claim: word.lower() for claim, word in VERDICT_IN_LEDGER.findall((ROOT / "book" / "claims.md").read_text())
+    }
+    assert len(in_chapters) >= 30 and set(in_chapters) == set(in_ledger), (
+        f"verdicts only in chapters: {sorted(set(in_chapters) - set(in_ledger))}, "
+        f"only in the ledger: {sorted(set(in_ledger) - set(in_chapters))}"
+    )
+    for claim, (word, chapter) in in_chapters.items():
+        assert word in VERDICT_WORDS, (
+            f"{chapter}: the verdict of {claim} starts with {word!r}, not one of {VERDICT_WORDS}"
+        )
+        assert in_ledger[claim] == word, f"{claim}: the ledger says {in_ledger[claim]!r}, {chapter} says {word!r}"
+
+
+def test_every_claim_tag_has_a_verdict_in_the_same_chapter():
+    verdicts = chapter_verdicts()
+    for path in NOTEBOOKS:
+        for tag in tags(load(path)):
+            if tag.startswith("claim-"):
+                claim = tag.removeprefix("claim-")
+                assert claim in verdicts and verdicts[claim][1] == path.name, f"{path.name}: {tag} has no verdict here"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_jupyterlab_shows_every_function_of_the_tabs(path):
+    """The tabs (literalinclude) render only in the built book; the side_by_side cell after them is what a
+    JupyterLab or Colab reader sees, so it must show every function the tabs do."""
+    cells = load(path)["cells"]
+    for index, cell in enumerate(cells):
+        source = "".join(cell["source"])
+        if cell["cell_type"] != "markdown" or "{tab-set}" not in source or ":pyobject:" not in source:
+            continue
+        shown = "".join(cells[index + 1]["source"]) if index + 1 < len(cells) else ""
+        assert "side_by_side(" in shown, f"{path.name}: cell {cell.get('id')} shows twin tabs, no side_by_side follows"
+        for pyobject in set(re.findall(r":pyobject:\s*(\S+)", source)):
+            assert re.search(rf"\.{re.escape(pyobject)}\b", shown), (
+                f"{path.name}: the tabs of cell {cell.get('id')} include {pyobject}, side_by_side does not show it"
+            )
+
+
+ALGORITHM_CHAPTERS = [
+    "10_dqn",
+    "12_double_and_dueling",
+    "14_distributional_and_rainbow",
+    "20_policy_gradients",
+    "21_a2c",
+    "22_ppo",
+    "30_ddpg",
+    "31_td3",
+    "32_sac",
+]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_chapter_has_references_and_every_algorithm_its_pseudocode(path):
+    headings = [
+        line.strip()
+        for cell in load(path)["cells"]
+        if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines()
+        if line.startswith("#")
+    ]
+    assert "## References" in headings, f"{path.name} has no References section"
+    if path.stem in ALGORITHM_CHAPTERS:
+        assert "## Pseudocode" in headings, f"{path.name} is an algorithm chapter without a Pseudocode section"
