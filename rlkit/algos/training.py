@@ -15,6 +15,31 @@ from rlkit.logger import Logger
 from rlkit.result import TrainResult
 
 
+class Run:
+    """What a callback sees of a training run: the agent, the step, the history, and a way to log."""
+
+    def __init__(self, agent, logger: Logger, evaluations: Evaluations, total_steps: int) -> None:
+        self.agent, self.logger, self.evaluations, self.total_steps = agent, logger, evaluations, total_steps
+        self.step = 0
+
+    @property
+    def config(self):
+        return self.agent.config
+
+    @property
+    def history(self):
+        return self.logger.history
+
+    @property
+    def threshold(self) -> float | None:
+        """The environment's solve threshold (None when it has none)."""
+        return self.evaluations.threshold
+
+    def log(self, **scalars: float) -> None:
+        """Record custom scalars at the current step (history and TensorBoard)."""
+        self.logger.log(self.step, **scalars)
+
+
 class Evaluations:
     """Evaluates ``agent`` every ``config.eval_every`` environment steps and keeps the best snapshot."""
 
@@ -46,13 +71,18 @@ class Evaluations:
             return True
         return False
 
-    def end_of_step(self, step: int, last: bool, stop_when_solved: bool) -> bool:
-        """Evaluate when due (and after the last step) and advance the progress bar; True means stop now."""
-        solved_now = (self.due(step) or last) and self.run(step)
-        if solved_now and stop_when_solved:
-            return True
-        self.logger.advance(step)
-        return False
+    def end_of_step(self, step: int, last: bool, stop_when_solved: bool, hooks=None) -> bool:
+        """Evaluate when due (and after the last step), tell the callbacks, advance the progress bar; True
+        means stop now (solved with ``stop_when_solved``, or a callback asked to)."""
+        stop = False
+        if self.due(step) or last:
+            solved_now = self.run(step)
+            stop = solved_now and stop_when_solved
+            if hooks is not None:
+                stop = hooks.on_evaluation(step, self.logger.history.last("eval_return")) or stop
+        if not stop:
+            self.logger.advance(step)
+        return stop
 
     def finish(self, steps: int, logdir: str | Path | None) -> TrainResult:
         """Restore the best policy (when ``keep_best`` and it beat the last one), save the run, build the result."""
@@ -90,7 +120,8 @@ def entry_point(
     fallback_total_steps: int,
 ) -> Callable[..., TrainResult]:
     """The ``train`` function of an algorithm package: ``train_agent`` (its family's loop) for ``agent_class``,
-    with the step budget of each environment and the config from ``agent_class.config_class.for_env``."""
+    with the step budget of each environment and the config from ``agent_class.config_class.for_env``.
+    ``options`` (callbacks, and for the replay loop buffer_class) go to the loop as they are."""
 
     def train(
         env_id: str,
@@ -101,10 +132,13 @@ def entry_point(
         logdir: str | Path | None = None,
         progress: bool = True,
         stop_when_solved: bool = False,
+        **options,
     ) -> TrainResult:
         steps = total_steps or default_total_steps.get(env_id, fallback_total_steps)
         config = config or agent_class.config_class.for_env(env_id)
-        return train_agent(agent_class, env_id, framework, seed, steps, config, logdir, progress, stop_when_solved)
+        return train_agent(
+            agent_class, env_id, framework, seed, steps, config, logdir, progress, stop_when_solved, **options
+        )
 
     train.__doc__ = f"Train {agent_class.algo.upper()} on ``env_id``; see :func:`rlkit.train`."
     return train

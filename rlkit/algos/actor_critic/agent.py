@@ -8,6 +8,7 @@ GAE in numpy; then hand ``epochs`` shuffled passes of minibatch indices to the l
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +19,13 @@ from rlkit.algos.actor_critic.config import ActorCriticConfig
 from rlkit.algos.agent_base import Agent
 from rlkit.algos.training import Evaluations
 from rlkit.buffers import RolloutBuffer
+from rlkit.callbacks import Callback, CallbackList
 from rlkit.envs import EnvRunner, make_vec_env, space_info
+from rlkit.health import explained_variance
 from rlkit.logger import Logger
 from rlkit.nets import mlp_forward
 from rlkit.normalize import ObservationNormalizer, RewardScaler
+from rlkit.numerics import check_finite_metrics, check_finite_weights, check_rollout
 from rlkit.result import TrainResult
 from rlkit.seeding import seed_everything
 
@@ -37,6 +41,15 @@ class ActorCriticAgent(Agent):
         self.action, self.discrete = action, action["discrete"]
         self.obs_normalizer = ObservationNormalizer((obs_dim,), enabled=config.normalize_obs)
         self.refresh()
+
+    @classmethod
+    def make(cls, env_id: str, framework: str, config, seed: int = 0):
+        """A fresh agent for ``env_id`` and the vector environment it trains on."""
+        envs = make_vec_env(env_id, config.num_envs, seed=seed)
+        action = space_info(envs.single_action_space)
+        obs_dim = int(np.prod(envs.single_observation_space.shape))
+        learner = cls.learner_class(framework)(obs_dim, action_dim(action), action["discrete"], config, seed)
+        return cls(learner, env_id, obs_dim, action, config), envs
 
     def refresh(self) -> None:
         """Copy the learner's actor weights (and log std) into the numpy forward pass used for acting."""
@@ -103,15 +116,6 @@ def action_dim(action: dict) -> int:
     return int(action["n"]) if action["discrete"] else int(np.prod(action["shape"]))
 
 
-def make_agent(agent_class: type[ActorCriticAgent], env_id: str, framework: str, config, seed: int = 0):
-    """A fresh agent for ``env_id`` and the vector environment it trains on."""
-    envs = make_vec_env(env_id, config.num_envs, seed=seed)
-    action = space_info(envs.single_action_space)
-    obs_dim = int(np.prod(envs.single_observation_space.shape))
-    learner = agent_class.learner_class(framework)(obs_dim, action_dim(action), action["discrete"], config, seed)
-    return agent_class(learner, env_id, obs_dim, action, config), envs
-
-
 def minibatch_indices(size: int, num_minibatches: int, rng: np.random.Generator) -> np.ndarray:
     """A shuffled permutation of ``range(size)`` cut into ``num_minibatches`` equal rows (remainder dropped)."""
     per_batch = size // num_minibatches
@@ -133,10 +137,11 @@ def train_agent(
     logdir: str | Path | None = None,
     progress: bool = True,
     stop_when_solved: bool = False,
+    callbacks: Sequence[Callback] = (),
 ) -> TrainResult:
     """Train an actor-critic agent; see :func:`rlkit.train`."""
     rng = seed_everything(seed)
-    agent, envs = make_agent(agent_class, env_id, framework, config, seed)
+    agent, envs = agent_class.make(env_id, framework, config, seed)
     learner, normalize = agent.learner, agent.obs_normalizer
     runner = EnvRunner(envs, seed=seed)
     space = envs.single_action_space
@@ -146,14 +151,17 @@ def train_agent(
     num_updates = max(1, math.ceil(total_steps / rollout))
     logger = Logger(num_updates * rollout, logdir, progress, description=f"{agent.algo} {framework} {env_id}")
     evaluations = Evaluations(agent, seed, logger)
+    hooks = CallbackList(callbacks, training.Run(agent, logger, evaluations, num_updates * rollout))
     step = 0
     try:
+        hooks.on_start()
         for update in range(num_updates):
             remaining = 1.0 - update / num_updates
             learner.set_learning_rate(config.learning_rate * (remaining if config.anneal_lr else 1.0))
             clip_range = config.clip_range * (remaining if config.anneal_clip else 1.0)
 
             buffer.reset()
+            stop = False
             for _ in range(config.num_steps):
                 obs = normalize(runner.obs, update=True)
                 actions = agent.sample(obs, rng)
@@ -164,7 +172,9 @@ def train_agent(
                 if len(returns):
                     logger.log_episodes(step + config.num_envs, returns, lengths)
                 step += config.num_envs
+                stop = hooks.on_step(step) or stop
             buffer.finish(normalize(runner.obs))
+            check_rollout({"rewards": buffer.rewards, "obs": buffer.obs}, step)  # before learning from it
 
             obs_dim = agent.obs_dim
             values = learner.values(buffer.obs.reshape(-1, obs_dim)).reshape(config.num_steps + 1, config.num_envs)
@@ -184,11 +194,16 @@ def train_agent(
             )
             max_kl = np.inf if config.target_kl is None else 1.5 * config.target_kl
             metrics = learner.update(data, minibatches, clip_range, max_kl)
+            check_finite_metrics(metrics, step)
             agent.refresh()
+            check_finite_weights(agent, step)
+            metrics["explained_variance"] = explained_variance(data["old_values"], data["returns"])
             logger.log(step, **metrics, clip_range=clip_range, steps_per_second=step / evaluations.elapsed())
+            stop = hooks.on_burst(step, metrics) or stop
 
-            if evaluations.end_of_step(step, update == num_updates - 1, stop_when_solved):
+            if evaluations.end_of_step(step, update == num_updates - 1, stop_when_solved, hooks) or stop:
                 break
+        hooks.on_end()
     finally:
         logger.close()
         runner.close()

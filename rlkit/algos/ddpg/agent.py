@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlkit.algos import replay
 from rlkit.algos.ddpg.config import DDPGConfig
 from rlkit.algos.off_policy import agent as off_policy
 from rlkit.noise import make_noise
@@ -35,4 +36,4 @@ class DDPGAgent(off_policy.OffPolicyAgent):
         return np.clip(self.policy(obs) + self.noise(), -1.0, 1.0).astype(np.float32)
 
 
-train = off_policy.entry_point(DDPGAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)
+train = replay.entry_point(DDPGAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)

@@ -168,14 +168,6 @@ def dqn_contract(obs_dim: int | str = "obs_dim", n_actions: int | None = None) -
     return contract.bind(obs_dim=obs_dim) if isinstance(obs_dim, int) else contract
 
 
-def with_defaults(batch: dict[str, np.ndarray], gamma: float) -> dict[str, np.ndarray]:
-    """``batch`` with ``discounts`` = gamma (one-step transitions) and ``weights`` = 1 (uniform replay) where
-    absent, so a plain one-step, uniformly sampled batch needs neither field."""
-    shape = batch["rewards"].shape
-    defaults = {"discounts": np.full(shape, gamma, np.float32), "weights": np.ones(shape, np.float32)}
-    return {**{name: value for name, value in defaults.items() if name not in batch}, **batch}
-
-
 def initial_q_weights(obs_dim: int, n_actions: int, config: DQNConfig, seed: int) -> list[np.ndarray]:
     """The initial network drawn in numpy (the same network in both frameworks), in :meth:`get_weights` order.
 

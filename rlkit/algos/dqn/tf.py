@@ -12,8 +12,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights, with_defaults
+from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights
 from rlkit.algos.keras_adam import TorchAdam
+from rlkit.batches import with_defaults
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.distributional import categorical_support
 from rlkit.hardware import configure_tensorflow
@@ -343,3 +344,7 @@ def huber(x, delta: float):
     """Elementwise Huber loss of a TD error. Written out because keras.losses.Huber reduces the last axis."""
     abs_x = tf.abs(x)
     return tf.where(abs_x <= delta, 0.5 * tf.square(x), delta * (abs_x - 0.5 * delta))
+
+
+#: The name every algorithm family gives its learner (``Agent.learner_class`` looks it up).
+Learner = DQNLearner
