@@ -7,12 +7,14 @@ is imported only when an algorithm asks for it, so ``import rlkit`` stays light.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rlkit.callbacks import Callback
 from rlkit.checkpoints import read_meta
+from rlkit.envs import env_name, env_source
 from rlkit.errors import CheckpointError, RlkitError, did_you_mean
 from rlkit.result import TrainResult
 
@@ -60,8 +62,8 @@ ALGORITHMS: dict[str, Algorithm] = {
 
 def register(name: str, algorithm: Algorithm) -> None:
     """Make ``rlkit.train(name)``, ``rlkit train NAME`` and ``rlkit.load`` know a new algorithm."""
-    if not name.islower() or not name.isidentifier():
-        raise RlkitError(f"algorithm names are lower-case identifiers, got {name!r}")
+    if not re.fullmatch(r"[a-z][a-z0-9_-]*", str(name)):
+        raise RlkitError(f"algorithm names are lower-case letters, digits, '-' and '_', got {name!r}")
     ALGORITHMS[name] = algorithm
 
 
@@ -105,9 +107,15 @@ def train(
     stop_when_solved: bool = False,
     callbacks: Sequence[Callback] = (),
     buffer_class: type | None = None,
+    env_kwargs: dict | None = None,
+    wrappers: Sequence = (),
     **config,
 ) -> TrainResult:
-    """Train ``algo`` on gymnasium environment ``env`` with ``framework`` ("torch" or "tf").
+    """Train ``algo`` on the environment ``env`` with ``framework`` ("torch" or "tf").
+
+    ``env`` is a registered gymnasium id, a ``gymnasium.Env`` instance, or a callable returning one;
+    ``env_kwargs`` go to ``gymnasium.make`` (or the callable) and ``wrappers`` (callables env -> env, such as
+    gymnasium's wrapper classes) wrap every copy. Custom environments pass gymnasium's env checker first.
 
     ``total_steps`` defaults to the budget the algorithm needs to solve ``env``; ``config`` overrides
     hyperparameters by name (see the algorithm's config class, e.g. ``rlkit.algos.dqn.DQNConfig``).
@@ -124,8 +132,10 @@ def train(
         raise RlkitError(f"seed must be a non-negative int, got {seed!r}")
     if total_steps is not None and (not isinstance(total_steps, int) or total_steps < 1):
         raise RlkitError(f"total_steps must be a positive int, got {total_steps!r}")
+    if not isinstance(env, str) or env_kwargs or wrappers:
+        env = env_source(env, env_kwargs, wrappers)
     try:
-        settings = config_class(algo).for_env(env, **config)
+        settings = entry.config_class.for_env(env_name(env), **config)
     except TypeError as exc:
         raise RlkitError(str(exc)) from None
     if save is not None:

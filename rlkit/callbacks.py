@@ -25,7 +25,8 @@ class Callback:
         """Before the first environment step."""
 
     def on_step(self, run) -> bool | None:
-        """After every vector-environment step (``run.step`` counts environment steps over all envs)."""
+        """After every vector-environment step and the updates it triggered (``run.step`` counts environment
+        steps over all environments)."""
 
     def on_burst(self, run, metrics: dict[str, float]) -> bool | None:
         """After every update: a burst of gradient steps (replay) or one rollout's update (on-policy)."""

@@ -44,14 +44,20 @@ def check_new_transitions(buffer, count: int, first_step: int, step: int) -> Non
         return
     count = min(count, len(buffer))
     slots = (buffer.position - count + np.arange(count)) % buffer.capacity
-    for name in ("rewards", "obs", "next_obs"):
+    # the earliest bad transition, whatever the field: an infinite observation is first the next_obs of one
+    # transition (then the obs of the following one), and the message should name where it entered
+    found = []
+    for name in ("rewards", "next_obs", "obs"):
         bad = first_non_finite(getattr(buffer, name)[slots])
         if bad is not None:
-            value = getattr(buffer, name)[slots[bad]]
-            raise NonFiniteError(
-                f"non-finite {name} in a transition stored between environment steps {first_step} and {step} "
-                f"(transition {bad + 1} of {count}: {value!r}): {_DATA_CAUSES[name]}"
-            )
+            found.append((bad, name))
+    if found:
+        bad, name = min(found)
+        value = getattr(buffer, name)[slots[bad]]
+        raise NonFiniteError(
+            f"non-finite {name} in a transition stored between environment steps {first_step} and {step} "
+            f"(transition {bad + 1} of {count}: {value!r}): {_DATA_CAUSES[name]}"
+        )
 
 
 def check_rollout(fields: dict[str, np.ndarray], step: int) -> None:

@@ -25,6 +25,13 @@ class Agent:
 
     def __init__(self, learner, env_id: str, obs_dim: int, config) -> None:
         self.learner, self.env_id, self.obs_dim, self.config = learner, env_id, obs_dim, config
+        #: What the agent trains and is evaluated on during training: its id, or the EnvSource of a custom env.
+        self.training_env = env_id
+
+    def trained_on(self, env) -> Agent:
+        """Remember the environment (id or :class:`~rlkit.envs.EnvSource`) the agent trains on; returns self."""
+        self.training_env = env
+        return self
 
     @property
     def framework(self) -> str:
@@ -33,6 +40,19 @@ class Agent:
     def refresh(self) -> None:
         """Copy the learner's weights into the numpy forward pass used for acting."""
         raise NotImplementedError
+
+    def act(self, obs: np.ndarray, deterministic: bool = True):
+        """Actions for a batch of observations (one action for a single observation); see the subclasses."""
+        raise NotImplementedError
+
+    def predict(self, observation: np.ndarray, state=None, episode_start=None, deterministic: bool = False):
+        """Stable-Baselines3's signature, so SB3-style evaluation code runs on rlkit agents unchanged.
+
+        Returns ``(actions, state)``; rlkit's policies keep no recurrent state, so ``state`` comes back as
+        given (None) and ``episode_start`` is ignored. ``deterministic`` defaults to False as in SB3.
+        """
+        del episode_start
+        return self.act(observation, deterministic=deterministic), state
 
     def get_weights(self) -> list[np.ndarray]:
         return self.learner.get_weights()

@@ -125,7 +125,7 @@ def train_agent(
     agent.begin_training(total_steps, config.num_envs, rng)
     beta = LinearSchedule(config.per_beta_start, 1.0, total_steps)  # importance-weight exponent of PER
     noise_shape = agent.burst_noise_shape(config.gradient_steps, config.batch_size)
-    logger = Logger(total_steps, logdir, progress, description=f"{agent.algo} {framework} {env_id}")
+    logger = Logger(total_steps, logdir, progress, description=f"{agent.algo} {framework} {agent.env_id}")
     evaluations = training.Evaluations(agent, seed, logger)
     hooks = CallbackList(callbacks, training.Run(agent, logger, evaluations, total_steps))
     step, next_train = 0, max(config.learning_starts, config.batch_size)
@@ -146,15 +146,16 @@ def train_agent(
             returns, lengths = runner.pop_episodes()
             if len(returns):
                 logger.log_episodes(step, returns, lengths)
-            stop = hooks.on_step(step)
 
+            stop = False
             if step >= next_train:
                 next_train += config.train_every
                 check_new_transitions(buffer, unchecked, checked_step, step)  # before they are learned from
                 unchecked, checked_step = 0, step
                 metrics = burst(agent, buffer, config, beta(step), rng, noise_shape, step)
                 logger.log(step, **metrics, steps_per_second=step / evaluations.elapsed())
-                stop = hooks.on_burst(step, metrics) or stop
+                stop = hooks.on_burst(step, metrics)
+            stop = hooks.on_step(step) or stop  # after this step's updates: a checkpoint here includes them
 
             if evaluations.end_of_step(step, step >= total_steps, stop_when_solved, hooks) or stop:
                 break

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlkit.envs import solve_threshold
+from rlkit.envs import env_name, solve_threshold
 from rlkit.evaluate import evaluate
 from rlkit.logger import Logger
 from rlkit.result import TrainResult
@@ -45,7 +45,7 @@ class Evaluations:
 
     def __init__(self, agent, seed: int, logger: Logger) -> None:
         self.agent, self.seed, self.logger, self.config = agent, seed, logger, agent.config
-        self.threshold = solve_threshold(agent.env_id)
+        self.threshold = solve_threshold(agent.training_env)
         self.next_step = self.config.eval_every
         self.best_return, self.best_snapshot = -np.inf, None
         self.solved_at_step = self.solved_at_time = None
@@ -62,7 +62,8 @@ class Evaluations:
         """Evaluate now; returns True when this evaluation is the first to reach the solve threshold."""
         self.next_step += self.config.eval_every
         eval_seed = 1_000_000 + 1_000 * self.seed + step  # new episodes each time, never the training ones
-        mean_return = float(evaluate(self.agent, self.agent.env_id, self.config.eval_episodes, seed=eval_seed).mean())
+        returns = evaluate(self.agent, self.agent.training_env, self.config.eval_episodes, seed=eval_seed)
+        mean_return = float(returns.mean())
         self.logger.log(step, eval_return=mean_return)
         if mean_return > self.best_return:
             self.best_return, self.best_snapshot = mean_return, self.agent.snapshot()
@@ -134,8 +135,8 @@ def entry_point(
         stop_when_solved: bool = False,
         **options,
     ) -> TrainResult:
-        steps = total_steps or default_total_steps.get(env_id, fallback_total_steps)
-        config = config or agent_class.config_class.for_env(env_id)
+        steps = total_steps or default_total_steps.get(env_name(env_id), fallback_total_steps)
+        config = config or agent_class.config_class.for_env(env_name(env_id))
         return train_agent(
             agent_class, env_id, framework, seed, steps, config, logdir, progress, stop_when_solved, **options
         )

@@ -20,7 +20,7 @@ from rlkit.algos.agent_base import Agent
 from rlkit.algos.training import Evaluations
 from rlkit.buffers import RolloutBuffer
 from rlkit.callbacks import Callback, CallbackList
-from rlkit.envs import EnvRunner, make_vec_env, space_info
+from rlkit.envs import EnvRunner, env_name, make_vec_env, space_info
 from rlkit.health import explained_variance
 from rlkit.logger import Logger
 from rlkit.nets import mlp_forward
@@ -43,13 +43,13 @@ class ActorCriticAgent(Agent):
         self.refresh()
 
     @classmethod
-    def make(cls, env_id: str, framework: str, config, seed: int = 0):
+    def make(cls, env_id, framework: str, config, seed: int = 0):
         """A fresh agent for ``env_id`` and the vector environment it trains on."""
         envs = make_vec_env(env_id, config.num_envs, seed=seed)
         action = space_info(envs.single_action_space)
         obs_dim = int(np.prod(envs.single_observation_space.shape))
         learner = cls.learner_class(framework)(obs_dim, action_dim(action), action["discrete"], config, seed)
-        return cls(learner, env_id, obs_dim, action, config), envs
+        return cls(learner, env_name(env_id), obs_dim, action, config).trained_on(env_id), envs
 
     def refresh(self) -> None:
         """Copy the learner's actor weights (and log std) into the numpy forward pass used for acting."""
@@ -149,7 +149,7 @@ def train_agent(
     scale_rewards = RewardScaler(config.num_envs, config.gamma, enabled=config.normalize_rewards)
     rollout = config.num_steps * config.num_envs
     num_updates = max(1, math.ceil(total_steps / rollout))
-    logger = Logger(num_updates * rollout, logdir, progress, description=f"{agent.algo} {framework} {env_id}")
+    logger = Logger(num_updates * rollout, logdir, progress, description=f"{agent.algo} {framework} {agent.env_id}")
     evaluations = Evaluations(agent, seed, logger)
     hooks = CallbackList(callbacks, training.Run(agent, logger, evaluations, num_updates * rollout))
     step = 0

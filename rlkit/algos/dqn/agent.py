@@ -15,7 +15,7 @@ import numpy as np
 from rlkit.algos import replay
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.distributional import categorical_support, expected_q
-from rlkit.envs import make_vec_env
+from rlkit.envs import env_name, make_vec_env
 from rlkit.errors import RlkitError
 from rlkit.health import health_signals
 from rlkit.nets import q_network_forward
@@ -42,19 +42,19 @@ class DQNAgent(replay.ReplayAgent):
         self.refresh()
 
     @classmethod
-    def make(cls, env_id: str, framework: str, config: DQNConfig, seed: int = 0):
+    def make(cls, env_id, framework: str, config: DQNConfig, seed: int = 0):
         """A fresh agent for ``env_id`` and the vector environment it trains on; checks the action space."""
         envs = make_vec_env(env_id, config.num_envs, seed=seed)
         space = envs.single_action_space
         if not hasattr(space, "n"):
             envs.close()
             raise RlkitError(
-                f"{cls.algo.upper()} needs a discrete action space, but {env_id} has {space}: use an algorithm "
-                "for continuous actions (ddpg, td3, sac, ppo)"
+                f"{cls.algo.upper()} needs a discrete action space, but {env_name(env_id)} has {space}: use an "
+                "algorithm for continuous actions (ddpg, td3, sac, ppo)"
             )
         obs_dim = int(np.prod(envs.single_observation_space.shape))
         learner = cls.learner_class(framework)(obs_dim, int(space.n), config, seed)
-        return cls(learner, env_id, obs_dim, int(space.n), config), envs
+        return cls(learner, env_name(env_id), obs_dim, int(space.n), config).trained_on(env_id), envs
 
     def refresh(self) -> None:
         """Copy the learner's current online weights into the numpy forward pass used for acting.

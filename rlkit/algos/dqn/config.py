@@ -89,8 +89,9 @@ class DQNConfig(AlgorithmConfig):
     #: Greedy evaluation every ``eval_every`` environment steps over ``eval_episodes`` episodes.
     eval_every: int = 2_500
     eval_episodes: int = 10
-    #: Return the weights of the best evaluation rather than the last ones (DQN's return can dip late).
-    keep_best: bool = True
+    #: Return the weights of the best evaluation instead of the last ones (DQN's return can dip late). Off
+    #: by default: the agent a run returns is the one it ended with (``SaveCheckpoints`` keeps the best).
+    keep_best: bool = False
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [

@@ -15,7 +15,7 @@ import numpy as np
 
 from rlkit.algos import replay
 from rlkit.algos.off_policy.config import OffPolicyConfig
-from rlkit.envs import make_vec_env, space_info
+from rlkit.envs import env_name, make_vec_env, space_info
 from rlkit.errors import RlkitError
 from rlkit.nets import mlp_forward
 
@@ -38,25 +38,25 @@ class OffPolicyAgent(replay.ReplayAgent):
         self.refresh()
 
     @classmethod
-    def make(cls, env_id: str, framework: str, config, seed: int = 0):
+    def make(cls, env_id, framework: str, config, seed: int = 0):
         """A fresh agent for ``env_id`` and the vector environment it trains on; checks the action space."""
         envs = make_vec_env(env_id, config.num_envs, seed=seed)
         action = space_info(envs.single_action_space)
         if action["discrete"]:
             envs.close()
             raise RlkitError(
-                f"{cls.algo.upper()} needs a continuous (Box) action space, but {env_id} has "
+                f"{cls.algo.upper()} needs a continuous (Box) action space, but {env_name(env_id)} has "
                 f"{envs.single_action_space}: use dqn, ppo or a2c for discrete actions"
             )
         if not (np.isfinite(action["low"]).all() and np.isfinite(action["high"]).all()):
             envs.close()
             raise RlkitError(
-                f"{cls.algo.upper()} squashes its actions into the action space's bounds, but {env_id}'s "
+                f"{cls.algo.upper()} squashes its actions into the action space's bounds, but {env_name(env_id)}'s "
                 f"{envs.single_action_space} is unbounded: use ppo, whose Gaussian policy needs no bounds"
             )
         obs_dim = int(np.prod(envs.single_observation_space.shape))
         learner = cls.learner_class(framework)(obs_dim, int(np.prod(action["shape"])), config, seed)
-        return cls(learner, env_id, obs_dim, action, config), envs
+        return cls(learner, env_name(env_id), obs_dim, action, config).trained_on(env_id), envs
 
     def refresh(self) -> None:
         """Copy the learner's actor weights into the numpy forward pass used for acting."""
