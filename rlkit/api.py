@@ -109,6 +109,7 @@ def train(
     buffer_class: type | None = None,
     env_kwargs: dict | None = None,
     wrappers: Sequence = (),
+    resume: str | Path | None = None,
     **config,
 ) -> TrainResult:
     """Train ``algo`` on the environment ``env`` with ``framework`` ("torch" or "tf").
@@ -124,9 +125,21 @@ def train(
     ``stop_when_solved`` ends training at the first evaluation that reaches the solve threshold.
     ``callbacks`` run inside the loop (see :mod:`rlkit.callbacks`); ``buffer_class`` replaces the replay
     buffer of a replay-based algorithm (DQN, Rainbow, DDPG, TD3, SAC) by a class with the same methods.
+    ``resume`` continues the run saved resumable at that checkpoint (``agent.save(path, resumable=True)``, or
+    ``SaveCheckpoints(..., resumable=True)``) up to ``total_steps`` in all (default: the run's own total),
+    exactly as if it had not stopped; its hyperparameters are the checkpoint's.
     Returns a :class:`~rlkit.result.TrainResult` with ``.agent`` (the last one) and ``.history``.
     """
     entry = algorithm(algo)
+    if resume is not None:
+        if config:
+            raise RlkitError(f"a resumed run keeps its checkpoint's hyperparameters; got {', '.join(config)}")
+        source = None if isinstance(env, str) else env_source(env, env_kwargs, wrappers)
+        options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source}
+        result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
+        if save is not None:
+            result.agent.save(save)
+        return result
     check_framework(framework)
     if not isinstance(seed, int) or seed < 0:
         raise RlkitError(f"seed must be a non-negative int, got {seed!r}")
@@ -172,6 +185,34 @@ def load(path: str | Path):
         raise
     except Exception as exc:
         raise CheckpointError(f"'{path}' could not be restored: {exc}") from None
+
+
+def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbacks, buffer_class, env):
+    """Rebuild the agent and its run from a resumable checkpoint and drive it on."""
+    from rlkit.algos.agent_base import training_state_path
+    from rlkit.algos.training import drive
+    from rlkit.state import load_state
+
+    agent = load(path)
+    if agent.algo != algo.lower():
+        raise RlkitError(f"'{path}' holds a {agent.algo} agent, not {algo}")
+    state_path = training_state_path(path)
+    if not state_path.is_file():
+        raise CheckpointError(
+            f"'{path}' has no training state beside it ({state_path.name}): save with agent.save(path, "
+            "resumable=True) or SaveCheckpoints(..., resumable=True) to continue a run"
+        )
+    state = load_state(state_path)
+    if env is not None:
+        agent.trained_on(env)
+    plan = int(state["loop"]["plan"]["value"])
+    options = {"buffer_class": buffer_class} if algorithm(algo).replay else {}
+    loop = agent.new_loop(int(state["seed"]), plan, **options)
+    loop.load_state(state)
+    until = plan if total_steps is None else total_steps
+    if until <= loop.step:
+        raise RlkitError(f"the run in '{path}' is already at step {loop.step}: ask for total_steps > {loop.step}")
+    return drive(loop, until, logdir, progress, stop_when_solved, callbacks)
 
 
 def _replay() -> str:

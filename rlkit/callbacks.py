@@ -96,25 +96,30 @@ class StopWhenSolved(Callback):
 
 
 class SaveCheckpoints(Callback):
-    """Save the agent every ``every`` environment steps as ``step_<N>.<ext>`` and, when ``best``, the agent
-    of the best evaluation so far as ``best.<ext>`` (.pt for torch, .keras for TensorFlow) in ``directory``.
+    """Save the agent every ``every`` environment steps (at the first update at or after each multiple) as
+    ``step_<N>.<ext>`` and, when ``best``, the agent of the best evaluation so far as ``best.<ext>`` (.pt for
+    torch, .keras for TensorFlow) in ``directory``.
 
     The agent a run returns stays the last one; these files are where the others are kept.
     """
 
-    def __init__(self, directory: str | Path, every: int | None = None, best: bool = True) -> None:
+    def __init__(
+        self, directory: str | Path, every: int | None = None, best: bool = True, resumable: bool = False
+    ) -> None:
         if every is not None and (not isinstance(every, int) or every < 1):
             raise RlkitError(f"SaveCheckpoints every must be a positive int or None, got {every!r}")
-        self.directory, self.every, self.best = Path(directory), every, best
+        self.directory, self.every, self.best, self.resumable = Path(directory), every, best, resumable
         self.next_save, self.best_return, self.saved = every, float("-inf"), []
 
     def path(self, run, name: str) -> Path:
         return self.directory / f"{name}{'.pt' if run.agent.framework == 'torch' else '.keras'}"
 
-    def on_step(self, run) -> None:
+    def on_burst(self, run, metrics: dict[str, float]) -> None:
+        # after an update, never in the middle of one (an on-policy rollout): a resumable state is whole here
         if self.every is not None and run.step >= self.next_save:
-            self.next_save += self.every
-            self.saved.append(run.agent.save(self.path(run, f"step_{run.step}")))
+            while self.next_save <= run.step:
+                self.next_save += self.every
+            self.saved.append(run.agent.save(self.path(run, f"step_{run.step}"), resumable=self.resumable))
 
     def on_evaluation(self, run, mean_return: float) -> None:
         if self.best and mean_return > self.best_return:

@@ -311,3 +311,56 @@ class EnvRunner:
 
     def close(self) -> None:
         self.envs.close()
+
+
+def vector_env_state(envs: gym.vector.SyncVectorEnv) -> dict:
+    """The state of a synchronous vector env of simple environments, as plain data (no pickle).
+
+    Each sub-environment's wrapper chain (TimeLimit's step count, the physics' ``state``, the ``np_random``
+    generators, the spaces' generators) and the vector env's own autoreset flags: what classic-control
+    tasks and most pure-Python environments hold. An environment keeping its state elsewhere (a simulator
+    handle) is not captured; :func:`restore_vector_env_state` cannot then continue its episodes exactly.
+    """
+    from rlkit.state import generator_state, object_state
+
+    def spaces(env) -> dict:
+        found = {}
+        for name in ("action_space", "observation_space"):
+            rng = getattr(getattr(env, name, None), "_np_random", None)
+            if rng is not None:
+                found[name] = generator_state(rng)
+        return found
+
+    chains = []
+    for env in envs.envs:
+        chain, level = [], env
+        while True:
+            chain.append({"attributes": object_state(level), "spaces": spaces(level)})
+            if not hasattr(level, "env"):
+                break
+            level = level.env
+        chains.append(chain)
+    return {"vector": object_state(envs), "spaces": spaces(envs), "envs": chains}
+
+
+def restore_vector_env_state(envs: gym.vector.SyncVectorEnv, state: dict) -> None:
+    """Put a :func:`vector_env_state` back into a vector env built the same way (same ids, same count)."""
+    from rlkit.state import restore_generator, restore_object
+
+    def spaces(env, saved: dict) -> None:
+        for name, rng_state in saved.items():
+            space = getattr(env, name)
+            if space._np_random is None:
+                space.seed(0)  # creates the generator, whose state is then replaced
+            restore_generator(space._np_random, rng_state)
+
+    if len(state["envs"]) != envs.num_envs:
+        raise RlkitError(f"the saved state has {len(state['envs'])} environments, this run {envs.num_envs}")
+    restore_object(envs, state["vector"])
+    spaces(envs, state["spaces"])
+    for env, chain in zip(envs.envs, state["envs"], strict=True):
+        level = env
+        for saved in chain:
+            restore_object(level, saved["attributes"])
+            spaces(level, saved["spaces"])
+            level = getattr(level, "env", None)

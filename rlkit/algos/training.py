@@ -1,5 +1,6 @@
 """What every training loop does around its updates: periodic greedy evaluation, the best policy seen, the
-first step that solved the environment, and the :class:`~rlkit.result.TrainResult` at the end."""
+first step that solved the environment, the :class:`~rlkit.result.TrainResult` at the end; and what makes a
+loop resumable: :class:`Loop` (its state) and :func:`drive` (running it up to a step, with callbacks)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-from rlkit.envs import env_name, solve_threshold
+from rlkit.envs import EnvRunner, env_name, restore_vector_env_state, solve_threshold, vector_env_state
 from rlkit.evaluate import evaluate
-from rlkit.logger import Logger
+from rlkit.learner_state import learner_state, load_learner_state
+from rlkit.logger import History, Logger
 from rlkit.result import TrainResult
+from rlkit.state import object_state, restore_object
 
 
 class Run:
@@ -41,19 +44,27 @@ class Run:
 
 
 class Evaluations:
-    """Evaluates ``agent`` every ``config.eval_every`` environment steps and keeps the best snapshot."""
+    """Evaluates ``agent`` every ``config.eval_every`` environment steps and keeps the best snapshot.
 
-    def __init__(self, agent, seed: int, logger: Logger) -> None:
-        self.agent, self.seed, self.logger, self.config = agent, seed, logger, agent.config
+    It outlives one call of :func:`drive`: a continued run goes on with the same schedule, best return and
+    first solving step; the logger is the one of the current call (``bind``).
+    """
+
+    def __init__(self, agent, seed: int) -> None:
+        self.agent, self.seed, self.config = agent, seed, agent.config
+        self.logger: Logger | None = None
         self.threshold = solve_threshold(agent.training_env)
         self.next_step = self.config.eval_every
         self.best_return, self.best_snapshot = -np.inf, None
         self.solved_at_step = self.solved_at_time = None
-        self.start = time.perf_counter()
-        record_settings(logger, agent, seed)
+        self.elapsed_before, self.start = 0.0, time.perf_counter()
+
+    def bind(self, logger: Logger) -> None:
+        self.logger = logger
 
     def elapsed(self) -> float:
-        return time.perf_counter() - self.start
+        """Seconds of training, over every call that continued this run."""
+        return self.elapsed_before + time.perf_counter() - self.start
 
     def due(self, step: int) -> bool:
         return step >= self.next_step
@@ -98,6 +109,105 @@ class Evaluations:
             framework=agent.framework, seed=self.seed, steps=steps, wall_time=self.elapsed(),
             solved_at_step=self.solved_at_step, solved_at_time=self.solved_at_time,
         )  # fmt: skip
+
+    def state(self) -> dict:
+        saved = object_state(self, skip=("start", "config"))
+        saved["elapsed_before"] = {"value": self.elapsed(), "tuple": False}
+        saved["best_snapshot"] = {"value": self.best_snapshot, "tuple": False}
+        return saved
+
+    def load_state(self, state: dict) -> None:
+        restore_object(self, state)
+        self.start = time.perf_counter()
+
+
+class Loop:
+    """What the two training loops share, as an object that can go on: the agent and its environments, the
+    run's generator, the step count, the plan the schedules are spread over, the history and evaluations.
+
+    A family's loop (:class:`~rlkit.algos.replay.ReplayLoop`, the on-policy one) adds its own parts and
+    implements ``advance`` (one step of its kind), ``begin`` (schedules for the plan) and ``state`` /
+    ``load_state``. Building a loop makes the agent able to continue: ``agent.learn(steps)``.
+    """
+
+    def __init__(self, agent, envs, seed: int, rng: np.random.Generator, plan: int) -> None:
+        self.agent, self.envs, self.seed, self.rng, self.plan = agent, envs, seed, rng, plan
+        self.runner = EnvRunner(envs, seed=seed)
+        self.step = 0
+        self.history = History()
+        self.evaluations = Evaluations(agent, seed)
+        self.logger: Logger | None = None
+        agent.loop = self
+
+    def begin(self) -> None:
+        """Build what depends on the plan (schedules); called again when a continued run extends it."""
+
+    def advance(self, hooks) -> bool:
+        raise NotImplementedError
+
+    def target(self, steps: int) -> int:
+        """The step a call that asks for ``steps`` environment steps from now ends at."""
+        return self.step + steps
+
+    def extend(self, until: int) -> None:
+        """Continuing past the plan spreads the schedules over the new end (annealing would otherwise stop at
+        zero learning rate); within the plan nothing changes, so a resumed run follows the uninterrupted one."""
+        if until > self.plan:
+            self.plan = until
+            self.begin()
+
+    def steps_per_second(self) -> float:
+        return self.step / max(self.evaluations.elapsed(), 1e-9)
+
+    def common_state(self) -> dict:
+        """The state every loop has: counters and generators, environments, learner, agent, evaluations."""
+        return {
+            "loop": object_state(self, skip=("noise_shape", "seed")),
+            "seed": self.seed,
+            "runner": object_state(self.runner),
+            "envs": vector_env_state(self.envs),
+            "learner": learner_state(self.agent.learner),
+            "agent": self.agent.loop_state(),
+            "evaluations": self.evaluations.state(),
+            "history": self.history.to_dict(),
+        }
+
+    def load_common_state(self, state: dict) -> None:
+        restore_object(self, state["loop"])
+        restore_object(self.runner, state["runner"])
+        restore_vector_env_state(self.envs, state["envs"])
+        load_learner_state(self.agent.learner, state["learner"])
+        self.agent.refresh()
+        self.agent.load_loop_state(state["agent"])
+        self.evaluations.load_state(state["evaluations"])
+        self.history = History(state["history"])
+
+
+def drive(loop: Loop, until: int, logdir, progress: bool, stop_when_solved: bool, callbacks=()) -> TrainResult:
+    """Run ``loop`` up to environment step ``until`` (or until solved / a callback stops it)."""
+    from rlkit.callbacks import CallbackList
+
+    agent = loop.agent
+    loop.extend(until)
+    description = f"{agent.algo} {agent.framework} {agent.env_id}"
+    logger = Logger(until, logdir, progress, description, history=loop.history, initial_step=loop.step)
+    loop.logger = logger
+    loop.evaluations.bind(logger)
+    record_settings(logger, agent, loop.seed)
+    hooks = CallbackList(callbacks, Run(agent, logger, loop.evaluations, until))
+    try:
+        hooks.on_start()
+        stopped = False
+        if loop.step > 0 and loop.evaluations.due(loop.step):  # a checkpoint saved before this step's evaluation
+            stopped = loop.evaluations.end_of_step(loop.step, False, stop_when_solved, hooks)
+        while loop.step < until and not stopped:
+            stop = loop.advance(hooks)
+            if loop.evaluations.end_of_step(loop.step, loop.step >= until, stop_when_solved, hooks) or stop:
+                break
+        hooks.on_end()
+    finally:
+        logger.close()
+    return loop.evaluations.finish(loop.step, logdir)
 
 
 def record_settings(logger: Logger, agent, seed: int) -> None:

@@ -112,7 +112,7 @@ class DQNAgent(replay.ReplayAgent):
         """One draw per gradient step for the online and one for the target network (none without noisy layers)."""
         return (2, gradient_steps, self.noise_size)
 
-    def learn(self, batches: dict[str, np.ndarray], noise: np.ndarray, step: int) -> dict[str, float]:
+    def train_burst(self, batches: dict[str, np.ndarray], noise: np.ndarray, step: int) -> dict[str, float]:
         self.learner.set_learning_rate(self.learning_rate(step))
         return self.learner.update_many(batches, noise)
 
@@ -128,6 +128,12 @@ class DQNAgent(replay.ReplayAgent):
             "optimizer_resets": self.optimizer_resets,
             "epsilon": self.epsilon(step),
         }
+
+    def loop_state(self) -> dict:
+        return {"optimizer_resets": self.optimizer_resets}
+
+    def load_loop_state(self, state: dict) -> None:
+        self.optimizer_resets = int(state["optimizer_resets"])
 
     def checkpoint_extra(self) -> dict:
         return {"n_actions": self.n_actions}

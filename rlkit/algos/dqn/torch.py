@@ -219,7 +219,7 @@ class DQNLearner:
         out = self.q(obs, noise)[torch.arange(len(actions)), actions]  # Q(s, a) (B,), or its logits (B, N)
         if self.config.distributional:
             losses = -(targets * F.log_softmax(out, dim=-1)).sum(dim=-1)
-            priorities = losses.detach()  # Rainbow's priority: the cross-entropy (a KL up to a constant)
+            priorities = losses.detach()  # priority: the cross-entropy (Rainbow uses the KL, which differs per sample by the target entropy)
         else:
             losses = F.huber_loss(out, targets, delta=self.config.huber_delta, reduction="none")
             priorities = (targets - out).detach().abs()

@@ -93,7 +93,7 @@ class OffPolicyAgent(replay.ReplayAgent):
         """TD3's smoothing noise or SAC's samples: ``noise_draws`` per transition of every batch."""
         return (gradient_steps, self.learner.noise_draws, batch_size, self.action_dim)
 
-    def learn(self, batches: dict[str, np.ndarray], noise: np.ndarray, step: int) -> dict[str, float]:
+    def train_burst(self, batches: dict[str, np.ndarray], noise: np.ndarray, step: int) -> dict[str, float]:
         return self.learner.update_many({**batches, "noise": noise})
 
     def to_env(self, actions: np.ndarray) -> np.ndarray:
