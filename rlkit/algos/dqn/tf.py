@@ -262,7 +262,8 @@ class DQNLearner:
             out = tf.gather(self.q(obs, noise, training=True), actions, batch_dims=1)  # Q(s, a), or its logits
             if self.config.distributional:
                 losses = -tf.reduce_sum(targets * tf.nn.log_softmax(out, axis=-1), axis=-1)
-                priorities = tf.stop_gradient(losses)  # priority: the cross-entropy (Rainbow uses the KL, which differs per sample by the target entropy)
+                # the priority is the cross-entropy; Rainbow's KL differs from it per sample by the target's entropy
+                priorities = tf.stop_gradient(losses)
             else:
                 losses = huber(targets - out, self.config.huber_delta)
                 priorities = tf.abs(targets - tf.stop_gradient(out))

@@ -219,7 +219,8 @@ class DQNLearner:
         out = self.q(obs, noise)[torch.arange(len(actions)), actions]  # Q(s, a) (B,), or its logits (B, N)
         if self.config.distributional:
             losses = -(targets * F.log_softmax(out, dim=-1)).sum(dim=-1)
-            priorities = losses.detach()  # priority: the cross-entropy (Rainbow uses the KL, which differs per sample by the target entropy)
+            # the priority is the cross-entropy; Rainbow's KL differs from it per sample by the target's entropy
+            priorities = losses.detach()
         else:
             losses = F.huber_loss(out, targets, delta=self.config.huber_delta, reduction="none")
             priorities = (targets - out).detach().abs()
