@@ -112,3 +112,26 @@ def test_off_policy_round_trip_keeps_networks_action_bounds_and_alpha(algo, fram
     if algo == "sac":
         log_alpha = loaded.learner.log_alpha
         assert float(np.asarray(log_alpha.detach() if framework == "torch" else log_alpha)[0]) == -1.5
+
+
+@pytest.mark.parametrize(("algo", "env", "settings"), [
+    ("rainbow", "CartPole-v1", {}),  # noisy, dueling, C51: every custom layer
+    ("ppo", "Pendulum-v1", {}),  # the actor-critic model with its log std
+    ("sac", "Pendulum-v1", {}),  # actor, twin critics and log alpha
+])  # fmt: skip
+def test_a_keras_checkpoint_opens_in_plain_keras(algo, env, settings, tmp_path):
+    """The .keras files are whole Keras models: keras.models.load_model rebuilds them (through the models'
+    get_config / from_config) with the same weights and the same outputs, without rlkit's loader."""
+    pytest.importorskip("tensorflow")
+    import keras
+
+    agent = rlkit.train(algo, env=env, framework="tf", total_steps=300, progress=False, **settings).agent
+    path = agent.save(tmp_path / "agent.keras")
+    model = keras.models.load_model(path)
+    saved = agent.learner.q if algo == "rainbow" else agent.learner.model
+    for a, b in zip(saved.get_weights(), model.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    obs = np.random.default_rng(0).normal(size=(5, agent.obs_dim)).astype(np.float32)
+    expected, loaded = saved(obs), model(obs)
+    for a, b in zip(keras.tree.flatten(expected), keras.tree.flatten(loaded), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)

@@ -19,11 +19,6 @@ def test_swings_up_the_pendulum(algo, framework):
     assert returns.mean() >= -200, f"mean return {returns.mean():.1f} over 10 new episodes ({result})"
 
 
-def test_a_discrete_environment_is_refused_with_a_pointer():
-    with pytest.raises(rlkit.RlkitError, match="continuous .*use dqn, ppo or a2c"):
-        rlkit.train("sac", env="CartPole-v1", progress=False)
-
-
 def test_ornstein_uhlenbeck_exploration_also_learns():
     pytest.importorskip("torch")
     settings = {"exploration": "ou", "exploration_noise": 0.2}

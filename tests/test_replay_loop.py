@@ -176,3 +176,20 @@ def test_an_update_that_diverges_stops_the_run_with_the_likely_cause(algo, env, 
         rlkit.train(
             algo, env=env, total_steps=3_000, **SMALL, **options, **rate, max_grad_norm=None
         ) if algo == "dqn" else rlkit.train(algo, env=env, total_steps=3_000, **SMALL, **options, **rate)
+
+
+def test_a_discrete_environment_is_refused_with_a_pointer():
+    with pytest.raises(rlkit.RlkitError, match="continuous .*use dqn, ppo or a2c"):
+        rlkit.train("sac", env="CartPole-v1", progress=False)
+
+
+@pytest.mark.parametrize(("algo", "env"), [("dqn", "CartPole-v1"), ("sac", "Pendulum-v1")])
+def test_several_environments_step_together_in_the_replay_loop(algo, env):
+    """num_envs > 1: steps count every environment, each valid transition of each one is stored."""
+    CountingBuffer.added = 0
+    result = rlkit.train(algo, env=env, total_steps=800, num_envs=4, buffer_class=CountingBuffer, **SMALL, **REPLAY)
+    assert result.steps == 800
+    episodes = len(result.history.series("episode_return")[1]) if "episode_return" in result.history else 0
+    assert 800 - episodes <= CountingBuffer.added <= 800
+    steps = result.history.series("critic_loss" if algo == "sac" else "loss")[0]
+    assert all(step % 4 == 0 for step in steps)
