@@ -159,8 +159,11 @@ class PrioritizedReplayBuffer(ReplayBuffer):
 
     Transition i is drawn with probability P(i) = p_i^alpha / sum_j p_j^alpha, where p_i = |TD error| + eps
     from its last update; new transitions get the largest priority seen so far, so each is replayed at least
-    about once. Samples carry importance weights w_i = (N P(i))^-beta / max_batch w, which undo the bias of
-    non-uniform sampling fully at beta = 1 (the loop anneals beta towards 1).
+    about once. Samples carry importance weights w_j = (N P(j))^-beta divided by the largest weight of their
+    batch (as Dopamine does; OpenAI baselines divides by the largest over the whole buffer). With a constant
+    normaliser, beta = 1 would undo the bias of non-uniform sampling exactly, up to that constant factor;
+    the batch's largest weight depends on the batch drawn, so a small bias remains, against the least likely
+    transitions (chapter 13 measures it). The loop anneals beta towards 1.
 
     A burst samples all its batches from the priorities at the start of the burst and updates them after it
     (:meth:`update_priorities` with the burst's TD errors): priorities lag by at most one burst.

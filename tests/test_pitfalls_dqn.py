@@ -63,6 +63,27 @@ def test_values_under_time_limit_reach_their_fixed_points():
     values = done_handling.values_under_time_limit(gamma=0.9, limit=5, sweeps=500)
     assert values["bootstrap"][-1] == pytest.approx(10.0)
     assert values["terminate"][-1] == pytest.approx(1 / (1 - 0.9 * 0.8))
+    assert done_handling.time_limit_fixed_point(0.9, 5) == pytest.approx(values["terminate"][-1])
+
+
+def test_normalized_rewards_divide_by_the_running_scale_of_the_return():
+    env_id = done_handling.register_variant(
+        "CartPole-v1", "test-x100-normalised", done_handling.scale_rewards(100.0), normalize_rewards=True
+    )
+    assert gym.spec(env_id).reward_threshold is None  # normalised rewards have no fixed unit
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    returns, rewards = [], []
+    for _ in range(8):
+        obs, reward, terminated, truncated, _ = env.step(0)
+        returns.append(100.0 + 0.99 * (returns[-1] if returns else 0.0))
+        rewards.append(reward)
+        if terminated or truncated:
+            break
+    # each later reward is 100 over the std of the discounted returns so far (up to RewardScaler's prior)
+    for step, reward in enumerate(rewards[1:], start=1):
+        assert reward == pytest.approx(100.0 / np.std(returns[: step + 1]), rel=1e-3)
+    assert rewards[0] == 10.0  # the first one, over a spread of ~0, is clipped at RewardScaler's clip
 
 
 def test_bucketed_replay_draws_its_share_from_the_top_bucket():

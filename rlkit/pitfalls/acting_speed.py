@@ -15,16 +15,26 @@ import numpy as np
 from rlkit.nets import mlp_forward
 
 
-def _microseconds(fn: Callable[[], object], repeats: int) -> float:
+def _microseconds(fn: Callable[[], object], repeats: int, rounds: int = 5) -> float:
+    """Microseconds per call of ``fn``: the fastest of ``rounds`` rounds of ``repeats / rounds`` calls.
+
+    The minimum is the cost of the call itself; a mean would add whatever other processes took from this
+    one while it ran (on a busy machine, several times the cost being measured).
+    """
     fn()  # warm up (and trace, for tf.function)
-    start = time.perf_counter()
-    for _ in range(repeats):
-        fn()
-    return (time.perf_counter() - start) / repeats * 1e6
+    calls = max(1, repeats // rounds)
+    per_call = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        per_call.append((time.perf_counter() - start) / calls)
+    return min(per_call) * 1e6
 
 
 def time_forward_passes(hidden: tuple[int, ...] = (64, 64), batch: int = 1, repeats: int = 200) -> dict:
-    """Microseconds per forward pass of a ReLU MLP (4 inputs, 2 outputs) in each way of calling it."""
+    """Microseconds per forward pass of a ReLU MLP (4 inputs, 2 outputs) in each way of calling it
+    (``keras.Model.predict``, far slower, is called ``repeats / 40`` times, at least 5)."""
     import keras
     import tensorflow as tf
     import torch
@@ -53,3 +63,49 @@ def time_forward_passes(hidden: tuple[int, ...] = (64, 64), batch: int = 1, repe
     }
     del keras
     return timings
+
+
+def _dqn_burst(steps: int, batch_size: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """A burst of ``steps`` random CartPole-sized batches that satisfy the DQN contract, stacked (K, B, ...)."""
+    rng = np.random.default_rng(seed)
+    shape = (steps, batch_size)
+    return {
+        "obs": rng.normal(size=(*shape, 4)).astype(np.float32),
+        "actions": rng.integers(0, 2, size=shape).astype(np.int64),
+        "rewards": np.ones(shape, dtype=np.float32),
+        "next_obs": rng.normal(size=(*shape, 4)).astype(np.float32),
+        "terminated": (rng.random(shape) < 0.05).astype(np.float32),
+    }
+
+
+def time_update_steps(
+    framework: str, steps: int = 64, repeats: int = 3, threads: int | None = None, batch_size: int = 128
+) -> dict[str, float]:
+    """Milliseconds of wall time and of CPU time (all the process's threads) per DQN gradient step.
+
+    The learner is DQN's with its default config on CartPole's sizes, run as the training loop runs it: one
+    ``update_many`` call per burst of ``steps`` batches (torch steps eagerly, TensorFlow runs the burst in one
+    ``tf.function``, traced by a first, untimed call). ``threads`` sets torch's intra-op threads for the
+    measurement only (rlkit's setting is restored after); TensorFlow fixes its thread pools when it starts.
+    """
+    import torch
+
+    from rlkit.algos.dqn import DQNConfig
+    from rlkit.algos.dqn.agent import learner_class
+    from rlkit.hardware import configure_torch
+
+    if threads is not None and framework != "torch":
+        raise ValueError("threads can be changed at run time for torch only; TensorFlow fixes them at start")
+    learner = learner_class(framework)(4, 2, DQNConfig(), 0)
+    burst = _dqn_burst(steps, batch_size)
+    learner.update_many(burst)  # warm up (and trace, for TensorFlow)
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(repeats):
+            learner.update_many(burst)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    finally:
+        configure_torch()
+    return {"wall_ms": wall / (repeats * steps) * 1e3, "cpu_ms": cpu / (repeats * steps) * 1e3}
