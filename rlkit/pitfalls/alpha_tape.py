@@ -1,9 +1,15 @@
-"""Claim C24: does ``tf.GradientTape`` make SAC's alpha optimizer update every network?
+"""Claims C24 and C25: SAC's temperature alpha, its optimizer and its tuning.
+
+C24: does ``tf.GradientTape`` make SAC's alpha optimizer update every network?
 
 A tape *watches* every trainable variable read inside it, but computes gradients only for the ``sources``
 passed to ``tape.gradient``, and an optimizer changes only the variables paired with those gradients. The
 experiment runs SAC's alpha step three ways and records which weights moved, plus what Keras 3 does when
 one optimizer is reused for a second set of variables.
+
+C25: does the temperature's learning rate, or fixing it, change SAC's results, and is a fixed alpha more
+stable? :func:`temperature_run` trains SAC with one setting of :data:`TEMPERATURES` and keeps the
+evaluations after the policy first solved Pendulum, which is where a lack of stability shows.
 """
 
 from __future__ import annotations
@@ -57,3 +63,53 @@ def alpha_step_experiment(seed: int = 0) -> dict:
     except ValueError as exc:
         results["reused optimizer"] = str(exc)
     return results
+
+
+#: SAC's temperature settings compared for claim C25, as rlkit.train overrides.
+TEMPERATURES = {
+    "auto, alpha_lr 1e-3 (default)": {},
+    "fixed alpha 0.2": {"auto_alpha": False, "alpha": 0.2},
+    "fixed alpha 0.05": {"auto_alpha": False, "alpha": 0.05},
+    "auto, alpha_lr 1e-4": {"alpha_lr": 1e-4},
+    "auto, alpha_lr 1e-2": {"alpha_lr": 1e-2},
+}
+
+
+def temperature_run(
+    overrides: dict,
+    seed: int,
+    total_steps: int,
+    stop_when_solved: bool = False,
+    eval_every: int = 500,
+    eval_episodes: int = 20,
+    framework: str = "tf",
+) -> dict:
+    """One SAC run on Pendulum-v1 with a temperature setting (claim C25); what it measured.
+
+    Returned: ``solved_at`` (the first evaluation at -200 or better, or None), ``after_solving`` (the
+    evaluations from that one on: a policy that stays solved keeps them near its level, an unstable one
+    dips), and ``alpha_end`` (the temperature at the last update). Evaluations are frequent and long
+    (every ``eval_every`` steps, ``eval_episodes`` new episodes each) so that a dip is the policy's, not the
+    noise of a few unlucky starting states.
+    """
+    import rlkit
+
+    run = rlkit.train(
+        "sac",
+        env="Pendulum-v1",
+        framework=framework,
+        seed=seed,
+        total_steps=total_steps,
+        stop_when_solved=stop_when_solved,
+        progress=False,
+        eval_every=eval_every,
+        eval_episodes=eval_episodes,
+        **overrides,
+    )
+    steps, returns = run.history.series("eval_return")
+    solved = run.solved_at_step
+    return {
+        "solved_at": solved,
+        "after_solving": returns[steps >= solved] if solved is not None else returns[:0],
+        "alpha_end": float(run.history.series("alpha")[1][-1]),
+    }

@@ -10,50 +10,91 @@ from __future__ import annotations
 
 import numpy as np
 
+#: The ways of counting TD3's gradient steps inside a ``tf.function``, as (key, description) pairs.
+COUNTER_FORMS = (
+    ("attribute", "a Python int attribute, read and incremented inside"),
+    ("int argument", "the step passed in as a Python int"),
+    ("variable", "a tf.Variable, incremented inside"),
+    ("tensor argument", "the step passed in as a tensor"),
+)
 
-def delayed_update_counts(calls: int = 10, delay: int = 2) -> dict[str, int]:
-    """TD3's "update the actor every ``delay`` steps" in a tf.function, counting with a Python int or a tf.Variable."""
+
+def delayed_update_counts(calls: int = 10, delay: int = 2) -> dict[str, dict[str, float]]:
+    """TD3's "update the actor every ``delay`` steps" in a ``tf.function``, with each of :data:`COUNTER_FORMS`.
+
+    Each form is called ``calls`` times, as steps 1, 2, ..., ``calls``. Returned per form: ``traces`` (how
+    often the Python body ran), ``actor_updates`` (how often the delayed branch ran in the graph),
+    ``expected_updates`` (``calls // delay``, what a correct delay gives), ``due_steps`` (the steps whose
+    call updated the actor), ``counter`` (the counter's value after the last call; the last step passed for
+    the argument forms), ``ms_per_call`` (mean wall time of a call, tracing included) and
+    ``retracing_warnings`` (TensorFlow's "triggered tf.function retracing" warnings during the calls).
+
+    Why the forms differ: a Python value read inside the body is read once, while tracing, and an ``if`` on it
+    is decided then; a Python argument is part of the trace's cache key, so every new value traces the
+    function again (correct, at the cost of one trace per value); a ``tf.Variable`` or a tensor argument is
+    read by the graph on every call, so autograph turns the ``if`` into ``tf.cond`` and one trace serves all.
+    """
+    import logging
+    import time
+
     import tensorflow as tf
 
-    class PythonCounter:
+    class RetracingWarnings(logging.Handler):
+        """Counts TensorFlow's "triggered tf.function retracing" warnings."""
+
         def __init__(self) -> None:
-            self.steps, self.traces = 0, 0
+            super().__init__(logging.WARNING)
+            self.count = 0
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.count += "retracing" in record.getMessage()
+
+    class Form:
+        def __init__(self, key: str) -> None:
+            self.key, self.traces, self.python_steps = key, 0, 0
+            self.variable_steps = tf.Variable(0)
             self.actor_updates = tf.Variable(0)
-            self.step = tf.function(self._step)
+            self.due_steps: list[int] = []
+            self.call = tf.function(self._step)
 
-        def _step(self):
-            self.traces += 1  # Python side effect: happens only while tracing
-            self.steps += 1
-            if self.steps % delay == 0:  # a Python bool: decided once, at trace time
+        def _step(self, step=None):
+            self.traces += 1  # a Python side effect: it happens only while tracing
+            if self.key == "attribute":
+                self.python_steps += 1  # runs once per trace, not once per call
+                due = self.python_steps % delay == 0  # a Python bool, decided at trace time
+            elif self.key == "variable":
+                self.variable_steps.assign_add(1)
+                due = self.variable_steps % delay == 0  # a tensor: autograph makes the if a tf.cond
+            else:  # the step as an argument: a Python int (one trace per value) or a tensor (a tf.cond)
+                due = step % delay == 0
+            if due:
                 self.actor_updates.assign_add(1)
-            return tf.constant(0)
+            return self.actor_updates.read_value()
 
-    class VariableCounter:
-        def __init__(self) -> None:
-            self.steps, self.traces = tf.Variable(0), 0
-            self.actor_updates = tf.Variable(0)
-            self.step = tf.function(self._step)
-
-        def _step(self):
-            self.traces += 1
-            self.steps.assign_add(1)
-            if self.steps % delay == 0:  # a tensor: autograph turns the if into tf.cond, decided every call
-                self.actor_updates.assign_add(1)
-            return tf.constant(0)
-
-    python, variable = PythonCounter(), VariableCounter()
-    for _ in range(calls):
-        python.step()
-        variable.step()
-    return {
-        "calls": calls,
-        "python_traces": python.traces,
-        "python_counter": python.steps,
-        "python_actor_updates": int(python.actor_updates.numpy()),
-        "variable_traces": variable.traces,
-        "variable_counter": int(variable.steps.numpy()),
-        "variable_actor_updates": int(variable.actor_updates.numpy()),
-    }
+    results, logger = {}, logging.getLogger("tensorflow")
+    for key, _ in COUNTER_FORMS:
+        form, updates_before, times, warnings = Form(key), 0, [], RetracingWarnings()
+        logger.addHandler(warnings)
+        for step in range(1, calls + 1):
+            arguments = {"int argument": (step,), "tensor argument": (tf.constant(step),)}.get(key, ())
+            start = time.perf_counter()
+            updates = int(form.call(*arguments))  # the counter forms take no argument: nothing to retrace on
+            times.append(time.perf_counter() - start)
+            if updates > updates_before:
+                form.due_steps.append(step)
+            updates_before = updates
+        logger.removeHandler(warnings)
+        counter = {"attribute": form.python_steps, "variable": int(form.variable_steps.numpy())}.get(key, calls)
+        results[key] = {
+            "traces": form.traces,
+            "actor_updates": int(form.actor_updates.numpy()),
+            "expected_updates": calls // delay,
+            "due_steps": form.due_steps,
+            "counter": counter,
+            "ms_per_call": 1e3 * float(np.mean(times)),
+            "retracing_warnings": warnings.count,
+        }
+    return results
 
 
 def noise_inside_tf_function(calls: int = 5, seed: int = 0) -> dict[str, np.ndarray]:
