@@ -1,45 +1,88 @@
 """The public way to train, evaluate and load agents: ``rlkit.train``, ``rlkit.evaluate``, ``rlkit.load``.
 
-Every algorithm plugs in through :data:`ALGORITHMS`; the framework is imported only when an algorithm
-asks for it, so ``import rlkit`` stays light.
+Every algorithm plugs in through the registry :data:`ALGORITHMS` (see :func:`register`); the framework
+is imported only when an algorithm asks for it, so ``import rlkit`` stays light.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from rlkit.callbacks import Callback
 from rlkit.checkpoints import read_meta
+from rlkit.envs import env_name, env_source
 from rlkit.errors import CheckpointError, RlkitError, did_you_mean
 from rlkit.result import TrainResult
 
-#: Algorithm name -> package holding ``agent.py`` (``train``, the agent class) and ``config.py``.
-ALGORITHMS = {
-    "dqn": "rlkit.algos.dqn",
-    "rainbow": "rlkit.algos.rainbow",
-    "ppo": "rlkit.algos.ppo",
-    "a2c": "rlkit.algos.a2c",
-    "ddpg": "rlkit.algos.ddpg",
-    "td3": "rlkit.algos.td3",
-    "sac": "rlkit.algos.sac",
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One entry of the registry: the package of an algorithm and the names of its parts in it.
+
+    Nothing is imported until an entry is used, so the registry costs ``import rlkit`` nothing. ``replay``
+    says which training loop the algorithm uses (the replay loop takes ``buffer_class``).
+    """
+
+    package: str
+    agent: str
+    config: str
+    replay: bool
+
+    def module(self):
+        return importlib.import_module(self.package)
+
+    @property
+    def agent_class(self) -> type:
+        return getattr(self.module(), self.agent)
+
+    @property
+    def config_class(self) -> type:
+        return getattr(self.module(), self.config)
+
+    @property
+    def train(self):
+        return self.module().train
+
+
+#: The registry: algorithm name -> where it lives. Add an algorithm with :func:`register`.
+ALGORITHMS: dict[str, Algorithm] = {
+    "dqn": Algorithm("rlkit.algos.dqn", "DQNAgent", "DQNConfig", replay=True),
+    "rainbow": Algorithm("rlkit.algos.rainbow", "RainbowAgent", "RainbowConfig", replay=True),
+    "ppo": Algorithm("rlkit.algos.ppo", "PPOAgent", "PPOConfig", replay=False),
+    "a2c": Algorithm("rlkit.algos.a2c", "A2CAgent", "A2CConfig", replay=False),
+    "ddpg": Algorithm("rlkit.algos.ddpg", "DDPGAgent", "DDPGConfig", replay=True),
+    "td3": Algorithm("rlkit.algos.td3", "TD3Agent", "TD3Config", replay=True),
+    "sac": Algorithm("rlkit.algos.sac", "SACAgent", "SACConfig", replay=True),
 }
+
+
+def register(name: str, algorithm: Algorithm) -> None:
+    """Make ``rlkit.train(name)``, ``rlkit train NAME`` and ``rlkit.load`` know a new algorithm."""
+    if not re.fullmatch(r"[a-z][a-z0-9_-]*", str(name)):
+        raise RlkitError(f"algorithm names are lower-case letters, digits, '-' and '_', got {name!r}")
+    ALGORITHMS[name] = algorithm
+
+
 FRAMEWORKS = {"torch": "torch", "tf": "tensorflow"}
 
 
-def algorithm(name: str):
-    """The algorithm package for ``name``; raises with a suggestion for an unknown name."""
+def algorithm(name: str) -> Algorithm:
+    """The registry entry of ``name``; raises with a suggestion for an unknown name."""
     if not isinstance(name, str) or name.lower() not in ALGORITHMS:
         raise RlkitError(
             f"unknown algorithm {name!r}; available: {', '.join(sorted(ALGORITHMS))}."
             f"{did_you_mean(str(name).lower(), ALGORITHMS)}"
         )
-    return importlib.import_module(ALGORITHMS[name.lower()])
+    return ALGORITHMS[name.lower()]
 
 
 def config_class(name: str) -> type:
     """The config dataclass of algorithm ``name`` (its hyperparameters, documented field by field)."""
-    package = algorithm(name)
-    return next(getattr(package, n) for n in package.__all__ if n.endswith("Config"))
+    return algorithm(name).config_class
 
 
 def check_framework(framework: str) -> str:
@@ -62,30 +105,60 @@ def train(
     save: str | Path | None = None,
     progress: bool = True,
     stop_when_solved: bool = False,
+    callbacks: Sequence[Callback] = (),
+    buffer_class: type | None = None,
+    env_kwargs: dict | None = None,
+    wrappers: Sequence = (),
+    resume: str | Path | None = None,
     **config,
 ) -> TrainResult:
-    """Train ``algo`` on gymnasium environment ``env`` with ``framework`` ("torch" or "tf").
+    """Train ``algo`` on the environment ``env`` with ``framework`` ("torch" or "tf").
+
+    ``env`` is a registered gymnasium id, a ``gymnasium.Env`` instance, or a callable returning one;
+    ``env_kwargs`` go to ``gymnasium.make`` (or the callable) and ``wrappers`` (callables env -> env, such as
+    gymnasium's wrapper classes) wrap every copy. Custom environments pass gymnasium's env checker first.
 
     ``total_steps`` defaults to the budget the algorithm needs to solve ``env``; ``config`` overrides
     hyperparameters by name (see the algorithm's config class, e.g. ``rlkit.algos.dqn.DQNConfig``).
     ``logdir`` receives TensorBoard event files, ``history.json`` and the returned agent; ``save`` writes
     the returned agent to a path of your choice.
     ``stop_when_solved`` ends training at the first evaluation that reaches the solve threshold.
-    Returns a :class:`~rlkit.result.TrainResult` with ``.agent`` and ``.history``.
+    ``callbacks`` run inside the loop (see :mod:`rlkit.callbacks`); ``buffer_class`` replaces the replay
+    buffer of a replay-based algorithm (DQN, Rainbow, DDPG, TD3, SAC) by a class with the same methods.
+    ``resume`` continues the run saved resumable at that checkpoint (``agent.save(path, resumable=True)``, or
+    ``SaveCheckpoints(..., resumable=True)``) up to ``total_steps`` in all (default: the run's own total),
+    exactly as if it had not stopped; its hyperparameters are the checkpoint's.
+    Returns a :class:`~rlkit.result.TrainResult` with ``.agent`` (the last one) and ``.history``.
     """
-    package = algorithm(algo)
+    entry = algorithm(algo)
+    if resume is not None:
+        if config:
+            raise RlkitError(f"a resumed run keeps its checkpoint's hyperparameters; got {', '.join(config)}")
+        source = None if isinstance(env, str) else env_source(env, env_kwargs, wrappers)
+        options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source}
+        result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
+        if save is not None:
+            result.agent.save(save)
+        return result
     check_framework(framework)
     if not isinstance(seed, int) or seed < 0:
         raise RlkitError(f"seed must be a non-negative int, got {seed!r}")
     if total_steps is not None and (not isinstance(total_steps, int) or total_steps < 1):
         raise RlkitError(f"total_steps must be a positive int, got {total_steps!r}")
+    if not isinstance(env, str) or env_kwargs or wrappers:
+        env = env_source(env, env_kwargs, wrappers)
     try:
-        settings = config_class(algo).for_env(env, **config)
+        settings = entry.config_class.for_env(env_name(env), **config)
     except TypeError as exc:
         raise RlkitError(str(exc)) from None
     if save is not None:
         _check_save_path(save, framework)
-    result = package.train(
+    options = {"callbacks": callbacks}
+    if buffer_class is not None:
+        if not entry.replay:
+            raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
+        options["buffer_class"] = buffer_class
+    result = entry.train(
         env,
         framework=framework,
         seed=seed,
@@ -94,6 +167,7 @@ def train(
         logdir=logdir,
         progress=progress,
         stop_when_solved=stop_when_solved,
+        **options,
     )
     if save is not None:
         result.agent.save(save)
@@ -104,14 +178,45 @@ def load(path: str | Path):
     """Rebuild a saved agent (any algorithm, either framework) from its checkpoint file."""
     meta = read_meta(path)
     try:
-        package = algorithm(meta["algo"])
-        agent_class = next(getattr(package, n) for n in package.__all__ if n.endswith("Agent"))
+        agent_class = algorithm(meta["algo"]).agent_class
         check_framework(meta["framework"])
         return agent_class.from_checkpoint(path, meta)
     except RlkitError:
         raise
     except Exception as exc:
         raise CheckpointError(f"'{path}' could not be restored: {exc}") from None
+
+
+def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbacks, buffer_class, env):
+    """Rebuild the agent and its run from a resumable checkpoint and drive it on."""
+    from rlkit.algos.agent_base import training_state_path
+    from rlkit.algos.training import drive
+    from rlkit.state import load_state
+
+    agent = load(path)
+    if agent.algo != algo.lower():
+        raise RlkitError(f"'{path}' holds a {agent.algo} agent, not {algo}")
+    state_path = training_state_path(path)
+    if not state_path.is_file():
+        raise CheckpointError(
+            f"'{path}' has no training state beside it ({state_path.name}): save with agent.save(path, "
+            "resumable=True) or SaveCheckpoints(..., resumable=True) to continue a run"
+        )
+    state = load_state(state_path)
+    if env is not None:
+        agent.trained_on(env)
+    plan = int(state["loop"]["plan"]["value"])
+    options = {"buffer_class": buffer_class} if algorithm(algo).replay else {}
+    loop = agent.new_loop(int(state["seed"]), plan, **options)
+    loop.load_state(state)
+    until = plan if total_steps is None else total_steps
+    if until <= loop.step:
+        raise RlkitError(f"the run in '{path}' is already at step {loop.step}: ask for total_steps > {loop.step}")
+    return drive(loop, until, logdir, progress, stop_when_solved, callbacks)
+
+
+def _replay() -> str:
+    return ", ".join(name for name, entry in ALGORITHMS.items() if entry.replay)
 
 
 def _check_save_path(path: str | Path, framework: str) -> None:

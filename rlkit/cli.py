@@ -34,6 +34,12 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     train.add_argument("--logdir", default=None, help="write TensorBoard events, config.yaml and history.json here")
     train.add_argument("--save", default=None, help="checkpoint path: .pt (torch), .keras or .weights.h5 (tf)")
     train.add_argument("--stop-when-solved", action="store_true", help="stop at the first solving evaluation")
+    train.add_argument(
+        "--resume",
+        default=None,
+        metavar="PATH",
+        help="continue the run saved resumable at PATH (--steps: the total to reach, default the run's own)",
+    )
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.add_argument(
         "--config",
@@ -118,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
             save=args.save,
             progress=not args.quiet,
             stop_when_solved=args.stop_when_solved,
+            resume=args.resume,
             **settings,
         )
         print(result)

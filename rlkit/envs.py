@@ -14,6 +14,9 @@ Two facts of gymnasium 1.x shape this module:
 
 from __future__ import annotations
 
+import copy
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import gymnasium as gym
@@ -25,11 +28,167 @@ from rlkit.errors import RlkitError, did_you_mean
 SOLVE_THRESHOLDS: dict[str, float] = {"Pendulum-v1": -200.0}
 
 
-def make_env(env_id: str, seed: int | None = None, **kwargs) -> gym.Env:
+@dataclass(frozen=True)
+class EnvSource:
+    """Where a run's environments come from: a registered id, a callable that builds one, or copies of one
+    instance, with keyword arguments and wrappers applied to every copy. ``name`` is what checkpoints,
+    progress bars and the per-environment defaults know it by (the id, or the class name)."""
+
+    name: str
+    build: Callable[[], gym.Env]
+    registered: bool = False
+    reward_threshold: float | None = None
+
+    def make(self, seed: int | None = None) -> gym.Env:
+        env = self.build()
+        if seed is not None:
+            env.action_space.seed(seed)
+        return env
+
+
+def env_source(
+    env: str | gym.Env | Callable[..., gym.Env] | EnvSource,
+    env_kwargs: dict | None = None,
+    wrappers: Sequence[Callable[[gym.Env], gym.Env]] = (),
+) -> EnvSource:
+    """An :class:`EnvSource` for whatever ``env=`` was given, checked once before any training.
+
+    A registered id is made with ``gymnasium.make(id, **env_kwargs)``; a callable is called with
+    ``env_kwargs``; an instance is used as it is for the first copy and deep-copied for the others (vector
+    environments and parallel evaluation need several). Environments that are not registered ids run through
+    gymnasium's env checker; all must have the spaces rlkit's networks take (:func:`check_spaces`).
+    """
+    if isinstance(env, EnvSource):
+        if env_kwargs or wrappers:
+            raise RlkitError("env_kwargs and wrappers apply when the env is given by id, callable or instance")
+        return env
+    kwargs = dict(env_kwargs or {})
+    wrappers = list(wrappers or [])
+    for wrapper in wrappers:
+        if not callable(wrapper):
+            raise RlkitError(f"wrappers must be callables env -> env (e.g. a gymnasium wrapper class), got {wrapper!r}")
+    if isinstance(env, str):
+        probe = make_env(env, **kwargs)  # one clear error for an unknown id, here
+        threshold = solve_threshold(env)
+
+        def build() -> gym.Env:
+            return gym.make(env, **kwargs)
+
+        name, registered = env, True
+    elif isinstance(env, gym.Env):
+        if kwargs:
+            raise RlkitError("env_kwargs cannot change an environment instance: pass its class or a callable")
+        instance, copies = env, [0]
+
+        def build() -> gym.Env:
+            copies[0] += 1
+            if copies[0] == 1:
+                return instance
+            try:
+                return copy.deepcopy(instance)
+            except Exception as exc:
+                raise RlkitError(
+                    f"a second copy of {type(instance).__name__} is needed (several environments, or parallel "
+                    f"evaluation) but it cannot be deep-copied ({exc}): pass a callable that builds one instead"
+                ) from None
+
+        probe = copy.deepcopy(env) if _copyable(env) else env
+        name, registered = _name_of(env), False
+        threshold = _spec_threshold(env)
+    elif callable(env):
+
+        def build() -> gym.Env:
+            made = env(**kwargs)
+            if not isinstance(made, gym.Env):
+                raise RlkitError(f"env callable {env!r} returned {type(made).__name__}, not a gymnasium.Env")
+            return made
+
+        probe = build()
+        name, registered = _name_of(probe), False
+        threshold = _spec_threshold(probe)
+    else:
+        raise RlkitError(
+            f"env must be a gymnasium id such as 'CartPole-v1', a gymnasium.Env, or a callable returning one; "
+            f"got {type(env).__name__}"
+        )
+    for wrapper in wrappers:
+        probe = wrapper(probe)
+    check_spaces(probe.observation_space, probe.action_space, name)  # first: the more useful message
+    if not registered:
+        check_with_gymnasium(probe, name)
+    if probe is not env:
+        probe.close()
+    if wrappers:
+        bare = build
+
+        def build() -> gym.Env:
+            made = bare()
+            for wrapper in wrappers:
+                made = wrapper(made)
+            return made
+
+    return EnvSource(name, build, registered, threshold)
+
+
+def _name_of(env: gym.Env) -> str:
+    spec = getattr(env, "spec", None)
+    return spec.id if spec is not None and spec.id else type(env.unwrapped).__name__
+
+
+def _spec_threshold(env: gym.Env) -> float | None:
+    spec = getattr(env, "spec", None)
+    if spec is not None and spec.reward_threshold is not None:
+        return float(spec.reward_threshold)
+    return SOLVE_THRESHOLDS.get(_name_of(env))
+
+
+def _copyable(env: gym.Env) -> bool:
+    try:
+        copy.deepcopy(env)
+    except Exception:
+        return False
+    return True
+
+
+def check_with_gymnasium(env: gym.Env, name: str) -> None:
+    """gymnasium's env checker on a custom environment: its failures become one clear error."""
+    from gymnasium.utils.env_checker import check_env
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # its advice is printed by gymnasium elsewhere; failures matter here
+            check_env(env.unwrapped, skip_render_check=True)
+    except Exception as exc:
+        raise RlkitError(f"{name} fails gymnasium's env checker: {exc}") from None
+
+
+def check_spaces(observation_space: gym.Space, action_space: gym.Space, name: str) -> None:
+    """rlkit's networks take flat vectors and one Discrete or Box action: say so for anything else."""
+    supported = "rlkit supports flat Box observations (shape (n,)) and Discrete or Box actions"
+    if isinstance(observation_space, gym.spaces.Dict | gym.spaces.Tuple):
+        raise RlkitError(
+            f"{name} has {type(observation_space).__name__} observations: {supported}; flatten them with "
+            "gymnasium.wrappers.FlattenObservation (wrappers=[FlattenObservation])"
+        )
+    if not isinstance(observation_space, gym.spaces.Box):
+        raise RlkitError(f"{name} has observations {observation_space}: {supported}")
+    if len(observation_space.shape) != 1:
+        kind = "image observations" if len(observation_space.shape) >= 2 else "scalar observations"
+        raise RlkitError(
+            f"{name} has {kind} of shape {observation_space.shape}: {supported}; images need a convolutional "
+            "network, which rlkit does not have (flatten small ones with FlattenObservation)"
+        )
+    if not isinstance(action_space, gym.spaces.Discrete | gym.spaces.Box):
+        raise RlkitError(f"{name} has actions {action_space}: {supported}")
+
+
+def make_env(env_id: str | EnvSource, seed: int | None = None, **kwargs) -> gym.Env:
     """``gymnasium.make`` with one clear error for unknown ids, and the action space seeded.
 
     The observation space is not reset here: pass ``seed`` to the first ``reset`` (the runner does).
     """
+    if isinstance(env_id, EnvSource):
+        return env_id.make(seed)
     if not isinstance(env_id, str):
         raise RlkitError(f"env must be a gymnasium id such as 'CartPole-v1', got {env_id!r}")
     try:
@@ -42,24 +201,36 @@ def make_env(env_id: str, seed: int | None = None, **kwargs) -> gym.Env:
     return env
 
 
-def make_vec_env(env_id: str, num_envs: int = 1, seed: int | None = None, **kwargs) -> gym.vector.VectorEnv:
+def make_vec_env(env_id, num_envs: int = 1, seed: int | None = None, **kwargs) -> gym.vector.VectorEnv:
     """A synchronous vector of ``num_envs`` copies (sub-environment ``i``'s action space seeded ``seed + i``).
 
+    ``env_id`` is anything :func:`env_source` takes: an id, an :class:`EnvSource`, an instance or a callable.
     Synchronous beats asynchronous for classic-control tasks: a CartPole step costs microseconds, far less
     than sending it to another process.
     """
     if not isinstance(num_envs, int) or num_envs < 1:
         raise RlkitError(f"num_envs must be a positive int, got {num_envs!r}")
-    make_env(env_id).close()  # fail here, once, with a clear message for an unknown id
-    fns = [(lambda i=i: make_env(env_id, None if seed is None else seed + i, **kwargs)) for i in range(num_envs)]
+    if isinstance(env_id, str):
+        make_env(env_id, **kwargs).close()  # fail here, once, with a clear message for an unknown id
+        fns = [(lambda i=i: make_env(env_id, None if seed is None else seed + i, **kwargs)) for i in range(num_envs)]
+    else:
+        source = env_source(env_id, kwargs)
+        fns = [(lambda i=i: source.make(None if seed is None else seed + i)) for i in range(num_envs)]
     envs = gym.vector.SyncVectorEnv(fns)
     if seed is not None:
         envs.action_space.seed(seed)
     return envs
 
 
-def solve_threshold(env_id: str) -> float | None:
+def env_name(env) -> str:
+    """What a run calls its environment: the id, or an :class:`EnvSource`'s name."""
+    return env.name if isinstance(env, EnvSource) else str(env)
+
+
+def solve_threshold(env_id) -> float | None:
     """The return at which ``env_id`` counts as solved (its spec's ``reward_threshold``), if any."""
+    if isinstance(env_id, EnvSource):
+        return env_id.reward_threshold
     spec = gym.spec(env_id)
     if spec.reward_threshold is not None:
         return float(spec.reward_threshold)
@@ -140,3 +311,56 @@ class EnvRunner:
 
     def close(self) -> None:
         self.envs.close()
+
+
+def vector_env_state(envs: gym.vector.SyncVectorEnv) -> dict:
+    """The state of a synchronous vector env of simple environments, as plain data (no pickle).
+
+    Each sub-environment's wrapper chain (TimeLimit's step count, the physics' ``state``, the ``np_random``
+    generators, the spaces' generators) and the vector env's own autoreset flags: what classic-control
+    tasks and most pure-Python environments hold. An environment keeping its state elsewhere (a simulator
+    handle) is not captured; :func:`restore_vector_env_state` cannot then continue its episodes exactly.
+    """
+    from rlkit.state import generator_state, object_state
+
+    def spaces(env) -> dict:
+        found = {}
+        for name in ("action_space", "observation_space"):
+            rng = getattr(getattr(env, name, None), "_np_random", None)
+            if rng is not None:
+                found[name] = generator_state(rng)
+        return found
+
+    chains = []
+    for env in envs.envs:
+        chain, level = [], env
+        while True:
+            chain.append({"attributes": object_state(level), "spaces": spaces(level)})
+            if not hasattr(level, "env"):
+                break
+            level = level.env
+        chains.append(chain)
+    return {"vector": object_state(envs), "spaces": spaces(envs), "envs": chains}
+
+
+def restore_vector_env_state(envs: gym.vector.SyncVectorEnv, state: dict) -> None:
+    """Put a :func:`vector_env_state` back into a vector env built the same way (same ids, same count)."""
+    from rlkit.state import restore_generator, restore_object
+
+    def spaces(env, saved: dict) -> None:
+        for name, rng_state in saved.items():
+            space = getattr(env, name)
+            if space._np_random is None:
+                space.seed(0)  # creates the generator, whose state is then replaced
+            restore_generator(space._np_random, rng_state)
+
+    if len(state["envs"]) != envs.num_envs:
+        raise RlkitError(f"the saved state has {len(state['envs'])} environments, this run {envs.num_envs}")
+    restore_object(envs, state["vector"])
+    spaces(envs, state["spaces"])
+    for env, chain in zip(envs.envs, state["envs"], strict=True):
+        level = env
+        for saved in chain:
+            restore_object(level, saved["attributes"])
+            spaces(level, saved["spaces"])
+            level = getattr(level, "env", None)

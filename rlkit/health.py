@@ -32,3 +32,14 @@ def health_signals(q_values: np.ndarray, td_errors: np.ndarray | None = None) ->
     if td_errors is not None and np.size(td_errors):
         signals["td_error_median"] = float(np.median(np.abs(td_errors)))
     return signals
+
+
+def explained_variance(values: np.ndarray, returns: np.ndarray) -> float:
+    """1 - Var(returns - values) / Var(returns): how much of the return's variance the critic accounts for.
+
+    1 is a perfect critic, 0 one no better than predicting the mean, negative one worse than that; NaN when
+    the returns have no variance (nothing to explain). Logged by A2C and PPO for the values the rollout was
+    collected with, as Stable-Baselines3 does, so the figures compare.
+    """
+    variance = float(np.var(returns))
+    return float("nan") if variance == 0 else 1.0 - float(np.var(returns - values)) / variance

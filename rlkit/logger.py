@@ -121,8 +121,10 @@ class Logger:
         logdir: str | Path | None = None,
         progress: bool = True,
         description: str = "",
+        history: History | None = None,
+        initial_step: int = 0,
     ) -> None:
-        self.history = History()
+        self.history = History() if history is None else history  # a continued run keeps adding to its own
         self.logdir = None if logdir is None else Path(logdir)
         self.total_steps = total_steps
         self._tb = _TensorBoardWriter(logdir) if logdir is not None else None
@@ -134,8 +136,9 @@ class Logger:
             file=sys.stderr,
             mininterval=0.5,
             dynamic_ncols=True,
+            initial=initial_step,
         )
-        self._step = 0
+        self._step = initial_step
         self._recent_returns: list[float] = []
 
     def log(self, step: int, **metrics: float) -> None:

@@ -8,11 +8,12 @@ global generator: each component gets a ``numpy.random.Generator`` derived from 
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 
 import numpy as np
+
+from rlkit.errors import RlkitError
 
 
 def seed_everything(seed: int) -> np.random.Generator:
@@ -21,12 +22,12 @@ def seed_everything(seed: int) -> np.random.Generator:
     Frameworks that are not imported yet are not imported here (``import rlkit`` stays light); the
     algorithm seeds its framework itself when it builds its networks.
     """
-    if not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise RlkitError(f"seed must be a non-negative int, got {seed!r}")
     seed = int(seed)
     random.seed(seed)
     np.random.seed(seed % 2**32)
-    os.environ.setdefault("PYTHONHASHSEED", str(seed))
+    # PYTHONHASHSEED is not set here: Python reads it once, at start-up (the Makefile exports it for tests)
     if "torch" in sys.modules:
         sys.modules["torch"].manual_seed(seed)
     if "tensorflow" in sys.modules:

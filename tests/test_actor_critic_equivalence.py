@@ -78,8 +78,9 @@ def test_updates_agree(algo, discrete, overrides, rng):
     torch_learner, tf_learner = twins(algo, discrete, **overrides)
     batch = rollout_batch(rng, discrete)
     minibatches = np.stack([minibatch_indices(96, 3, rng) for _ in range(2)])  # 2 epochs x 3 minibatches
-    torch_metrics = torch_learner.update(batch, minibatches, clip_range=0.2, max_kl=np.inf)
-    tf_metrics = tf_learner.update(batch, minibatches, clip_range=0.2, max_kl=np.inf)
+    clip = torch_learner.config.clip_range  # the case's own clip range (0.05 in "tightclip")
+    torch_metrics = torch_learner.update(batch, minibatches, clip_range=clip, max_kl=np.inf)
+    tf_metrics = tf_learner.update(batch, minibatches, clip_range=clip, max_kl=np.inf)
     for name, value in torch_metrics.items():
         assert tf_metrics[name] == pytest.approx(value, rel=1e-4, abs=1e-6), name
     for w_torch, w_tf in zip(torch_learner.get_weights(), tf_learner.get_weights(), strict=True):

@@ -7,7 +7,7 @@ import pytest
 
 import rlkit
 from rlkit.algos.dqn import DQNConfig
-from rlkit.algos.dqn.agent import make_agent
+from rlkit.algos.dqn.agent import DQNAgent
 from rlkit.errors import CheckpointError
 
 
@@ -16,7 +16,7 @@ from rlkit.errors import CheckpointError
 def test_round_trip_keeps_weights_config_and_actions(framework, suffix, dueling, tmp_path, rng):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
     config = DQNConfig(hidden_sizes=(32, 16), gamma=0.95, dueling=dueling)
-    agent, envs = make_agent("CartPole-v1", framework, config, seed=3)
+    agent, envs = DQNAgent.make("CartPole-v1", framework, config, seed=3)
     envs.close()
     path = agent.save(tmp_path / f"agent{suffix}")
     loaded = rlkit.load(path)
@@ -34,7 +34,7 @@ def test_rainbow_round_trip_keeps_noisy_distributional_networks(framework, suffi
     from rlkit.algos.rainbow import RainbowAgent, RainbowConfig
 
     config = RainbowConfig(hidden_sizes=(16,), n_atoms=11)
-    agent, envs = make_agent("CartPole-v1", framework, config, seed=3, agent_class=RainbowAgent)
+    agent, envs = RainbowAgent.make("CartPole-v1", framework, config, seed=3)
     envs.close()
     loaded = rlkit.load(agent.save(tmp_path / f"agent{suffix}"))
     assert type(loaded) is RainbowAgent and loaded.config == config
@@ -46,7 +46,7 @@ def test_rainbow_round_trip_keeps_noisy_distributional_networks(framework, suffi
 
 def test_torch_checkpoints_load_with_weights_only(tmp_path):
     torch = pytest.importorskip("torch")
-    agent, envs = make_agent("CartPole-v1", "torch", DQNConfig(hidden_sizes=(8,)), seed=0)
+    agent, envs = DQNAgent.make("CartPole-v1", "torch", DQNConfig(hidden_sizes=(8,)), seed=0)
     envs.close()
     payload = torch.load(agent.save(tmp_path / "a.pt"), weights_only=True)
     assert set(payload) == {"rlkit", "state_dict"}
@@ -63,7 +63,7 @@ def test_missing_and_wrong_files_raise_checkpoint_errors(tmp_path):
 
 
 def test_save_suffix_must_match_the_framework(tmp_path):
-    agent, envs = make_agent("CartPole-v1", "torch", DQNConfig(hidden_sizes=(8,)), seed=0)
+    agent, envs = DQNAgent.make("CartPole-v1", "torch", DQNConfig(hidden_sizes=(8,)), seed=0)
     envs.close()
     with pytest.raises(CheckpointError, match="a torch agent saves to .pt"):
         agent.save(tmp_path / "agent.keras")
@@ -72,11 +72,10 @@ def test_save_suffix_must_match_the_framework(tmp_path):
 @pytest.mark.parametrize(("framework", "suffix"), [("torch", ".pt"), ("tf", ".keras"), ("tf", ".weights.h5")])
 def test_gaussian_ppo_round_trip_keeps_log_std_and_observation_statistics(framework, suffix, tmp_path, rng):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
-    from rlkit.algos.actor_critic.agent import make_agent
     from rlkit.algos.ppo import PPOAgent, PPOConfig
 
     config = PPOConfig.for_env("Pendulum-v1", hidden_sizes=(8, 8), log_std_init=-0.3)
-    agent, envs = make_agent(PPOAgent, "Pendulum-v1", framework, config, seed=2)
+    agent, envs = PPOAgent.make("Pendulum-v1", framework, config, seed=2)
     envs.close()
     agent.obs_normalizer(rng.normal(3.0, 2.0, size=(500, 3)), update=True)  # non-trivial statistics
     loaded = rlkit.load(agent.save(tmp_path / f"ppo{suffix}"))
@@ -92,12 +91,10 @@ def test_gaussian_ppo_round_trip_keeps_log_std_and_observation_statistics(framew
 @pytest.mark.parametrize(("framework", "suffix"), [("torch", ".pt"), ("tf", ".keras"), ("tf", ".weights.h5")])
 def test_off_policy_round_trip_keeps_networks_action_bounds_and_alpha(algo, framework, suffix, tmp_path, rng):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
-    from rlkit.algos.off_policy.agent import make_agent
 
-    package = rlkit.api.algorithm(algo)
-    agent_class = next(getattr(package, n) for n in package.__all__ if n.endswith("Agent"))
+    agent_class = rlkit.api.algorithm(algo).agent_class
     config = agent_class.config_class(hidden_sizes=(16, 8), gamma=0.9)
-    agent, envs = make_agent(agent_class, "Pendulum-v1", framework, config, seed=2)
+    agent, envs = agent_class.make("Pendulum-v1", framework, config, seed=2)
     envs.close()
     if algo == "sac":  # a temperature other than the initial one, to see that it is saved
         if framework == "tf":
@@ -115,3 +112,26 @@ def test_off_policy_round_trip_keeps_networks_action_bounds_and_alpha(algo, fram
     if algo == "sac":
         log_alpha = loaded.learner.log_alpha
         assert float(np.asarray(log_alpha.detach() if framework == "torch" else log_alpha)[0]) == -1.5
+
+
+@pytest.mark.parametrize(("algo", "env", "settings"), [
+    ("rainbow", "CartPole-v1", {}),  # noisy, dueling, C51: every custom layer
+    ("ppo", "Pendulum-v1", {}),  # the actor-critic model with its log std
+    ("sac", "Pendulum-v1", {}),  # actor, twin critics and log alpha
+])  # fmt: skip
+def test_a_keras_checkpoint_opens_in_plain_keras(algo, env, settings, tmp_path):
+    """The .keras files are whole Keras models: keras.models.load_model rebuilds them (through the models'
+    get_config / from_config) with the same weights and the same outputs, without rlkit's loader."""
+    pytest.importorskip("tensorflow")
+    import keras
+
+    agent = rlkit.train(algo, env=env, framework="tf", total_steps=300, progress=False, **settings).agent
+    path = agent.save(tmp_path / "agent.keras")
+    model = keras.models.load_model(path)
+    saved = agent.learner.q if algo == "rainbow" else agent.learner.model
+    for a, b in zip(saved.get_weights(), model.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    obs = np.random.default_rng(0).normal(size=(5, agent.obs_dim)).astype(np.float32)
+    expected, loaded = saved(obs), model(obs)
+    for a, b in zip(keras.tree.flatten(expected), keras.tree.flatten(loaded), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)

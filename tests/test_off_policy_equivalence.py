@@ -148,3 +148,36 @@ def test_a_wrong_batch_names_the_field(rng):
     batch = {k: v[0] for k, v in burst(rng, 1, 1).items()}  # one noise draw where SAC needs two
     with pytest.raises(ContractError, match="noise"):
         torch_learner.update(batch)
+
+
+@pytest.mark.parametrize("algo", ["ddpg", "td3", "sac"])
+def test_n_step_discounts_importance_weights_and_priorities_agree(algo, rng):
+    """With k-step discounts and PER weights in the batch, both twins take the same steps and report the same
+    new priorities: the critics' mean |TD error| of every sample."""
+    torch_learner, tf_learner = twins(algo)
+    before = torch_learner.get_weights()
+    batches = burst(rng, 3, torch_learner.noise_draws)
+    batches["discounts"] = (0.99 ** rng.integers(1, 4, size=batches["rewards"].shape)).astype(np.float32)
+    batches["weights"] = rng.uniform(0.1, 1.0, size=batches["rewards"].shape).astype(np.float32)
+    torch_metrics, tf_metrics = torch_learner.update_many(batches), tf_learner.update_many(batches)
+    for name in torch_metrics:
+        np.testing.assert_allclose(tf_metrics[name], torch_metrics[name], rtol=1e-3, atol=1e-6, err_msg=name)
+    assert torch_learner.last_priorities.shape == tf_learner.last_priorities.shape == (3, BATCH)
+    np.testing.assert_allclose(tf_learner.last_priorities, torch_learner.last_priorities, rtol=1e-3, atol=1e-5)
+    assert_same_change(before, torch_learner.get_weights(), tf_learner.get_weights(), "weights")
+
+
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_discounts_and_weights_enter_the_critic_loss_as_documented(framework, rng):
+    """Fresh twins on one batch: weights 2 double the critic loss; discounts 0 leave targets = rewards, so the
+    first critic's priorities are |Q(s, a) - r|; omitted fields mean gamma and 1."""
+    batch = {k: v[0] for k, v in burst(rng, 1, 1).items()}
+    plain = twins("ddpg")[framework == "tf"].update(batch)["critic_loss"]
+    explicit = {**batch, "discounts": np.full(BATCH, 0.99, np.float32), "weights": np.ones(BATCH, np.float32)}
+    assert twins("ddpg")[framework == "tf"].update(explicit)["critic_loss"] == pytest.approx(plain, rel=1e-6)
+    doubled = {**batch, "weights": np.full(BATCH, 2.0, np.float32)}
+    assert twins("ddpg")[framework == "tf"].update(doubled)["critic_loss"] == pytest.approx(2 * plain, rel=1e-5)
+    learner = twins("ddpg")[framework == "tf"]
+    q = mlp_forward(learner.get_weights()[6:], np.concatenate([batch["obs"], batch["actions"]], axis=1))[:, 0]
+    learner.update({**batch, "discounts": np.zeros(BATCH, np.float32)})
+    np.testing.assert_allclose(learner.last_priorities[0], np.abs(q - batch["rewards"]), rtol=1e-4, atol=1e-5)

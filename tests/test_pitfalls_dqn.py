@@ -4,7 +4,6 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from rlkit.algos.dqn import DQNConfig
 from rlkit.errors import RlkitError
 from rlkit.pitfalls import done_handling, target_network
 
@@ -38,18 +37,20 @@ def test_truncation_as_termination_and_variants_keep_solved_meaning_the_same():
     assert scaled.step(0)[1] == 3.0
 
 
-def test_dropping_done_transitions_filters_terminal_transitions_and_restores_the_loop():
+def test_the_done_filtering_buffer_drops_terminal_transitions_when_handed_to_the_loop():
     buffer = done_handling.DoneFilteringReplayBuffer(10, (2,), with_discounts=True)
     ones = np.ones((3, 2), np.float32)
     buffer.add(ones, np.zeros(3, int), np.ones(3, np.float32), ones, np.array([0.0, 1.0, 0.0]), np.full(3, 0.9))
     assert len(buffer) == 2
-    import rlkit.algos.dqn.agent as dqn_agent
+    pytest.importorskip("torch")
+    import rlkit
 
-    original = dqn_agent.make_buffer
-    with done_handling.dropping_done_transitions():
-        swapped = dqn_agent.make_buffer(DQNConfig(), 4, 0)
-        assert isinstance(swapped, done_handling.DoneFilteringReplayBuffer) and swapped.discounts is not None
-    assert dqn_agent.make_buffer is original
+    small = {"total_steps": 600, "learning_starts": 300, "hidden_sizes": (8,), "progress": False}
+    result = rlkit.train("dqn", buffer_class=done_handling.DoneFilteringReplayBuffer, **small)
+    loop_buffer = result.agent.loop.buffer
+    assert isinstance(loop_buffer, done_handling.DoneFilteringReplayBuffer) and loop_buffer.discounts is not None
+    assert len(result.history.series("episode_return")[1]) > 5  # episodes ended, and none of their ends was kept
+    assert loop_buffer.terminated[: len(loop_buffer)].sum() == 0
 
 
 @pytest.mark.parametrize("framework", ["torch", "tf"])

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from rlkit import __version__
+from rlkit.errors import RlkitError
 from rlkit.logger import History
 
 
@@ -25,6 +26,15 @@ class Agent:
 
     def __init__(self, learner, env_id: str, obs_dim: int, config) -> None:
         self.learner, self.env_id, self.obs_dim, self.config = learner, env_id, obs_dim, config
+        #: What the agent trains and is evaluated on during training: its id, or the EnvSource of a custom env.
+        self.training_env = env_id
+        #: The training loop that built this agent (or continued it): ``learn`` goes on from there.
+        self.loop = None
+
+    def trained_on(self, env) -> Agent:
+        """Remember the environment (id or :class:`~rlkit.envs.EnvSource`) the agent trains on; returns self."""
+        self.training_env = env
+        return self
 
     @property
     def framework(self) -> str:
@@ -33,6 +43,19 @@ class Agent:
     def refresh(self) -> None:
         """Copy the learner's weights into the numpy forward pass used for acting."""
         raise NotImplementedError
+
+    def act(self, obs: np.ndarray, deterministic: bool = True):
+        """Actions for a batch of observations (one action for a single observation); see the subclasses."""
+        raise NotImplementedError
+
+    def predict(self, observation: np.ndarray, state=None, episode_start=None, deterministic: bool = False):
+        """Stable-Baselines3's signature, so SB3-style evaluation code runs on rlkit agents unchanged.
+
+        Returns ``(actions, state)``; rlkit's policies keep no recurrent state, so ``state`` comes back as
+        given (None) and ``episode_start`` is ignored. ``deterministic`` defaults to False as in SB3.
+        """
+        del episode_start
+        return self.act(observation, deterministic=deterministic), state
 
     def get_weights(self) -> list[np.ndarray]:
         return self.learner.get_weights()
@@ -48,14 +71,58 @@ class Agent:
     def restore(self, snapshot) -> None:
         self.set_weights(snapshot)
 
+    def loop_state(self) -> dict:
+        """What the agent keeps of a run in progress besides its learner (exploration noise, counters)."""
+        return {}
+
+    def load_loop_state(self, state: dict) -> None:
+        """Put back what :meth:`loop_state` saved."""
+
+    def learn(
+        self,
+        steps: int,
+        progress: bool = True,
+        callbacks=(),
+        logdir: str | Path | None = None,
+        stop_when_solved: bool = False,
+        seed: int = 0,
+    ):
+        """Train for ``steps`` more environment steps and return the :class:`~rlkit.result.TrainResult`.
+
+        An agent returned by ``rlkit.train`` (or restored with ``rlkit.train(resume=...)``) goes on from
+        exactly where its run stopped: buffer, optimizer, schedules, environments and generators. An agent
+        loaded from a plain checkpoint starts a new run (seeded by ``seed``) from its weights.
+        """
+        if not isinstance(steps, int) or steps < 1:
+            raise RlkitError(f"steps must be a positive int, got {steps!r}")
+        from rlkit.algos import training
+
+        loop = self.loop if self.loop is not None else self.new_loop(seed, steps)
+        return training.drive(loop, loop.target(steps), logdir, progress, stop_when_solved, callbacks)
+
+    def new_loop(self, seed: int, plan: int):
+        """A fresh training loop around this agent (its weights as they are)."""
+        raise NotImplementedError
+
     def checkpoint_extra(self) -> dict:
         """Algorithm-specific metadata a checkpoint needs to rebuild the agent."""
         return {}
 
-    def save(self, path: str | Path) -> Path:
-        """Write the agent to ``path`` (.pt for torch, .keras or .weights.h5 for TensorFlow)."""
+    def save(self, path: str | Path, resumable: bool = False, replay_buffer: bool = True) -> Path:
+        """Write the agent to ``path`` (.pt for torch, .keras or .weights.h5 for TensorFlow).
+
+        ``resumable`` also writes the state of the run in progress next to it (``<path>.state.npz``:
+        optimizer, targets, counters, environments, generators and, unless ``replay_buffer=False``, the replay
+        buffer), so that ``rlkit.train(resume=path)`` continues it exactly.
+        """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        if resumable:
+            if self.loop is None:
+                raise RlkitError("this agent has no run in progress to resume: train it first (rlkit.train)")
+            from rlkit.state import save_state
+
+            save_state(training_state_path(path), self.loop.state(replay_buffer=replay_buffer))
         meta = {
             "rlkit_version": __version__,
             "algo": self.algo,
@@ -69,9 +136,18 @@ class Agent:
         return path
 
     def save_run(self, logdir: str | Path, history: History) -> None:
-        """Keep everything a training run produced in ``logdir``: its metrics and the agent it returns."""
+        """Keep everything a training run produced in ``logdir``: its metrics and the agent it returns, with the
+        run's state beside it, so that ``rlkit train ALGO --resume LOGDIR/agent.pt`` continues it."""
         history.save(Path(logdir) / "history.json")
-        self.save(Path(logdir) / ("agent.pt" if self.framework == "torch" else "agent.keras"))
+        self.save(
+            Path(logdir) / ("agent.pt" if self.framework == "torch" else "agent.keras"), resumable=self.loop is not None
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.framework}, {self.env_id}, hidden={self.config.hidden_sizes})"
+
+
+def training_state_path(path: str | Path) -> Path:
+    """Where the training state of the checkpoint ``path`` lives: ``<path>.state.npz``."""
+    path = Path(path)
+    return path.with_name(path.name + ".state.npz")

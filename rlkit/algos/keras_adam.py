@@ -5,6 +5,9 @@ Both libraries implement Adam, but not the same formula. torch divides the bias-
 which in torch's terms is an epsilon of ``eps / sqrt(1 - beta_2^t)`` — 32 times larger on the first step. For
 a weight with a gradient near ``eps`` (common in a policy head initialised with gain 0.01) the two steps
 then differ by most of the learning rate. :class:`TorchAdam` changes that one term.
+
+It reads Adam's moment slots ``_momentums`` / ``_velocities``, which Keras does not document: pyproject.toml
+pins keras to the minor release this was tested with, and the equivalence tests fail if a release moves them.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """What every training loop does around its updates: periodic greedy evaluation, the best policy seen, the
-first step that solved the environment, and the :class:`~rlkit.result.TrainResult` at the end."""
+first step that solved the environment, the :class:`~rlkit.result.TrainResult` at the end; and what makes a
+loop resumable: :class:`Loop` (its state) and :func:`drive` (running it up to a step, with callbacks)."""
 
 from __future__ import annotations
 
@@ -9,26 +10,61 @@ from pathlib import Path
 
 import numpy as np
 
-from rlkit.envs import solve_threshold
+from rlkit.envs import EnvRunner, env_name, restore_vector_env_state, solve_threshold, vector_env_state
 from rlkit.evaluate import evaluate
-from rlkit.logger import Logger
+from rlkit.learner_state import learner_state, load_learner_state
+from rlkit.logger import History, Logger
 from rlkit.result import TrainResult
+from rlkit.state import object_state, restore_object
+
+
+class Run:
+    """What a callback sees of a training run: the agent, the step, the history, and a way to log."""
+
+    def __init__(self, agent, logger: Logger, evaluations: Evaluations, total_steps: int) -> None:
+        self.agent, self.logger, self.evaluations, self.total_steps = agent, logger, evaluations, total_steps
+        self.step = 0
+
+    @property
+    def config(self):
+        return self.agent.config
+
+    @property
+    def history(self):
+        return self.logger.history
+
+    @property
+    def threshold(self) -> float | None:
+        """The environment's solve threshold (None when it has none)."""
+        return self.evaluations.threshold
+
+    def log(self, **scalars: float) -> None:
+        """Record custom scalars at the current step (history and TensorBoard)."""
+        self.logger.log(self.step, **scalars)
 
 
 class Evaluations:
-    """Evaluates ``agent`` every ``config.eval_every`` environment steps and keeps the best snapshot."""
+    """Evaluates ``agent`` every ``config.eval_every`` environment steps and keeps the best snapshot.
 
-    def __init__(self, agent, seed: int, logger: Logger) -> None:
-        self.agent, self.seed, self.logger, self.config = agent, seed, logger, agent.config
-        self.threshold = solve_threshold(agent.env_id)
+    It outlives one call of :func:`drive`: a continued run goes on with the same schedule, best return and
+    first solving step; the logger is the one of the current call (``bind``).
+    """
+
+    def __init__(self, agent, seed: int) -> None:
+        self.agent, self.seed, self.config = agent, seed, agent.config
+        self.logger: Logger | None = None
+        self.threshold = solve_threshold(agent.training_env)
         self.next_step = self.config.eval_every
         self.best_return, self.best_snapshot = -np.inf, None
         self.solved_at_step = self.solved_at_time = None
-        self.start = time.perf_counter()
-        record_settings(logger, agent, seed)
+        self.elapsed_before, self.start = 0.0, time.perf_counter()
+
+    def bind(self, logger: Logger) -> None:
+        self.logger = logger
 
     def elapsed(self) -> float:
-        return time.perf_counter() - self.start
+        """Seconds of training, over every call that continued this run."""
+        return self.elapsed_before + time.perf_counter() - self.start
 
     def due(self, step: int) -> bool:
         return step >= self.next_step
@@ -37,7 +73,8 @@ class Evaluations:
         """Evaluate now; returns True when this evaluation is the first to reach the solve threshold."""
         self.next_step += self.config.eval_every
         eval_seed = 1_000_000 + 1_000 * self.seed + step  # new episodes each time, never the training ones
-        mean_return = float(evaluate(self.agent, self.agent.env_id, self.config.eval_episodes, seed=eval_seed).mean())
+        returns = evaluate(self.agent, self.agent.training_env, self.config.eval_episodes, seed=eval_seed)
+        mean_return = float(returns.mean())
         self.logger.log(step, eval_return=mean_return)
         if mean_return > self.best_return:
             self.best_return, self.best_snapshot = mean_return, self.agent.snapshot()
@@ -46,13 +83,18 @@ class Evaluations:
             return True
         return False
 
-    def end_of_step(self, step: int, last: bool, stop_when_solved: bool) -> bool:
-        """Evaluate when due (and after the last step) and advance the progress bar; True means stop now."""
-        solved_now = (self.due(step) or last) and self.run(step)
-        if solved_now and stop_when_solved:
-            return True
-        self.logger.advance(step)
-        return False
+    def end_of_step(self, step: int, last: bool, stop_when_solved: bool, hooks=None) -> bool:
+        """Evaluate when due (and after the last step), tell the callbacks, advance the progress bar; True
+        means stop now (solved with ``stop_when_solved``, or a callback asked to)."""
+        stop = False
+        if self.due(step) or last:
+            solved_now = self.run(step)
+            stop = solved_now and stop_when_solved
+            if hooks is not None:
+                stop = hooks.on_evaluation(step, self.logger.history.last("eval_return")) or stop
+        if not stop:
+            self.logger.advance(step)
+        return stop
 
     def finish(self, steps: int, logdir: str | Path | None) -> TrainResult:
         """Restore the best policy (when ``keep_best`` and it beat the last one), save the run, build the result."""
@@ -67,6 +109,105 @@ class Evaluations:
             framework=agent.framework, seed=self.seed, steps=steps, wall_time=self.elapsed(),
             solved_at_step=self.solved_at_step, solved_at_time=self.solved_at_time,
         )  # fmt: skip
+
+    def state(self) -> dict:
+        saved = object_state(self, skip=("start", "config"))
+        saved["elapsed_before"] = {"value": self.elapsed(), "tuple": False}
+        saved["best_snapshot"] = {"value": self.best_snapshot, "tuple": False}
+        return saved
+
+    def load_state(self, state: dict) -> None:
+        restore_object(self, state)
+        self.start = time.perf_counter()
+
+
+class Loop:
+    """What the two training loops share, as an object that can go on: the agent and its environments, the
+    run's generator, the step count, the plan the schedules are spread over, the history and evaluations.
+
+    A family's loop (:class:`~rlkit.algos.replay.ReplayLoop`, the on-policy one) adds its own parts and
+    implements ``advance`` (one step of its kind), ``begin`` (schedules for the plan) and ``state`` /
+    ``load_state``. Building a loop makes the agent able to continue: ``agent.learn(steps)``.
+    """
+
+    def __init__(self, agent, envs, seed: int, rng: np.random.Generator, plan: int) -> None:
+        self.agent, self.envs, self.seed, self.rng, self.plan = agent, envs, seed, rng, plan
+        self.runner = EnvRunner(envs, seed=seed)
+        self.step = 0
+        self.history = History()
+        self.evaluations = Evaluations(agent, seed)
+        self.logger: Logger | None = None
+        agent.loop = self
+
+    def begin(self) -> None:
+        """Build what depends on the plan (schedules); called again when a continued run extends it."""
+
+    def advance(self, hooks) -> bool:
+        raise NotImplementedError
+
+    def target(self, steps: int) -> int:
+        """The step a call that asks for ``steps`` environment steps from now ends at."""
+        return self.step + steps
+
+    def extend(self, until: int) -> None:
+        """Continuing past the plan spreads the schedules over the new end (annealing would otherwise stop at
+        zero learning rate); within the plan nothing changes, so a resumed run follows the uninterrupted one."""
+        if until > self.plan:
+            self.plan = until
+            self.begin()
+
+    def steps_per_second(self) -> float:
+        return self.step / max(self.evaluations.elapsed(), 1e-9)
+
+    def common_state(self) -> dict:
+        """The state every loop has: counters and generators, environments, learner, agent, evaluations."""
+        return {
+            "loop": object_state(self, skip=("noise_shape", "seed")),
+            "seed": self.seed,
+            "runner": object_state(self.runner),
+            "envs": vector_env_state(self.envs),
+            "learner": learner_state(self.agent.learner),
+            "agent": self.agent.loop_state(),
+            "evaluations": self.evaluations.state(),
+            "history": self.history.to_dict(),
+        }
+
+    def load_common_state(self, state: dict) -> None:
+        restore_object(self, state["loop"])
+        restore_object(self.runner, state["runner"])
+        restore_vector_env_state(self.envs, state["envs"])
+        load_learner_state(self.agent.learner, state["learner"])
+        self.agent.refresh()
+        self.agent.load_loop_state(state["agent"])
+        self.evaluations.load_state(state["evaluations"])
+        self.history = History(state["history"])
+
+
+def drive(loop: Loop, until: int, logdir, progress: bool, stop_when_solved: bool, callbacks=()) -> TrainResult:
+    """Run ``loop`` up to environment step ``until`` (or until solved / a callback stops it)."""
+    from rlkit.callbacks import CallbackList
+
+    agent = loop.agent
+    loop.extend(until)
+    description = f"{agent.algo} {agent.framework} {agent.env_id}"
+    logger = Logger(until, logdir, progress, description, history=loop.history, initial_step=loop.step)
+    loop.logger = logger
+    loop.evaluations.bind(logger)
+    record_settings(logger, agent, loop.seed)
+    hooks = CallbackList(callbacks, Run(agent, logger, loop.evaluations, until))
+    try:
+        hooks.on_start()
+        stopped = False
+        if loop.step > 0 and loop.evaluations.due(loop.step):  # a checkpoint saved before this step's evaluation
+            stopped = loop.evaluations.end_of_step(loop.step, False, stop_when_solved, hooks)
+        while loop.step < until and not stopped:
+            stop = loop.advance(hooks)
+            if loop.evaluations.end_of_step(loop.step, loop.step >= until, stop_when_solved, hooks) or stop:
+                break
+        hooks.on_end()
+    finally:
+        logger.close()
+    return loop.evaluations.finish(loop.step, logdir)
 
 
 def record_settings(logger: Logger, agent, seed: int) -> None:
@@ -90,7 +231,8 @@ def entry_point(
     fallback_total_steps: int,
 ) -> Callable[..., TrainResult]:
     """The ``train`` function of an algorithm package: ``train_agent`` (its family's loop) for ``agent_class``,
-    with the step budget of each environment and the config from ``agent_class.config_class.for_env``."""
+    with the step budget of each environment and the config from ``agent_class.config_class.for_env``.
+    ``options`` (callbacks, and for the replay loop buffer_class) go to the loop as they are."""
 
     def train(
         env_id: str,
@@ -101,10 +243,13 @@ def entry_point(
         logdir: str | Path | None = None,
         progress: bool = True,
         stop_when_solved: bool = False,
+        **options,
     ) -> TrainResult:
-        steps = total_steps or default_total_steps.get(env_id, fallback_total_steps)
-        config = config or agent_class.config_class.for_env(env_id)
-        return train_agent(agent_class, env_id, framework, seed, steps, config, logdir, progress, stop_when_solved)
+        steps = total_steps or default_total_steps.get(env_name(env_id), fallback_total_steps)
+        config = config or agent_class.config_class.for_env(env_name(env_id))
+        return train_agent(
+            agent_class, env_id, framework, seed, steps, config, logdir, progress, stop_when_solved, **options
+        )
 
     train.__doc__ = f"Train {agent_class.algo.upper()} on ``env_id``; see :func:`rlkit.train`."
     return train

@@ -6,8 +6,8 @@ non-empty bucket, the rest uniformly from the whole buffer. No tree and no impor
 bucket is one vectorised comparison over the stored errors per burst. New transitions enter with the largest
 error seen so far, as in prioritized replay, so each lands in the top bucket until it has been replayed.
 
-:func:`using_bucketed_replay` makes DQN's loop use it for one ``with`` block; run DQN with
-``prioritized=True`` inside it, so the loop feeds TD errors back to the buffer after every burst.
+``rlkit.train("dqn", buffer_class=BucketedReplayBuffer)`` makes DQN's unchanged loop replay from it: the
+loop treats any buffer with ``update_priorities`` as prioritized and feeds it the TD errors of every burst.
 :func:`steps_to_solve` runs the chapter's experiment for one replay scheme and seed,
 :func:`permutation_p_value` says whether a handful of seeds can tell two schemes apart, and
 :func:`replay_burst_ms` / :func:`gradient_burst_ms` measure the cost half of the claim.
@@ -15,7 +15,6 @@ error seen so far, as in prioritized replay, so each lands in the top bucket unt
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import time
 
@@ -23,7 +22,6 @@ import numpy as np
 
 from rlkit.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from rlkit.errors import RlkitError
-from rlkit.pitfalls.buffer_swap import swapped_dqn_buffer
 
 EDGES = (0.1, 0.5, 1.0, 2.0)
 
@@ -74,15 +72,6 @@ class BucketedReplayBuffer(ReplayBuffer):
         self.td_errors[np.asarray(indices).reshape(-1)] = errors
 
 
-def using_bucketed_replay(high_fraction: float = 0.3) -> contextlib.AbstractContextManager:
-    """Inside this block, DQN's loop (run with ``prioritized=True``) replays from a :class:`BucketedReplayBuffer`."""
-    return swapped_dqn_buffer(
-        lambda config, obs_dim, seed: BucketedReplayBuffer(
-            config.buffer_size, (obs_dim,), seed=seed, with_discounts=True, high_fraction=high_fraction
-        )
-    )
-
-
 REPLAYS = ("uniform", "prioritized", "bucketed")
 
 
@@ -95,17 +84,17 @@ def steps_to_solve(replay: str, seed: int, total_steps: int = 40_000, framework:
 
     if replay not in REPLAYS:
         raise ValueError(f"replay must be one of {REPLAYS}, got {replay!r}")
-    with using_bucketed_replay() if replay == "bucketed" else contextlib.nullcontext():
-        result = rlkit.train(
-            "dqn",
-            env="CartPole-v1",
-            framework=framework,
-            seed=seed,
-            total_steps=total_steps,
-            stop_when_solved=True,
-            progress=False,
-            prioritized=replay != "uniform",  # the loop then feeds TD errors back to the buffer
-        )
+    result = rlkit.train(
+        "dqn",
+        env="CartPole-v1",
+        framework=framework,
+        seed=seed,
+        total_steps=total_steps,
+        stop_when_solved=True,
+        progress=False,
+        prioritized=replay == "prioritized",
+        buffer_class=BucketedReplayBuffer if replay == "bucketed" else None,  # fed TD errors after each burst
+    )
     return result.solved_at_step
 
 

@@ -5,8 +5,8 @@ Each change is made where a real bug would make it, so the unchanged training lo
 * :func:`register_variant` registers a wrapped copy of an environment under a new gymnasium id, e.g. one
   whose time limit reports ``terminated`` (the ``done = terminated or truncated`` habit, C10), or with scaled
   rewards, normalised or not (C04). ``rlkit.train`` then accepts the new id.
-* :func:`dropping_done_transitions` makes DQN's replay buffer skip every transition whose next state is
-  terminal, the ``if not done: buffer.push(...)`` of claim C09.
+* :class:`DoneFilteringReplayBuffer`, passed as ``rlkit.train("dqn", buffer_class=...)``, skips every
+  transition whose next state is terminal, the ``if not done: buffer.push(...)`` of claim C09.
 * :func:`time_limit_run` trains DQN with a time limit recorded either way and returns the values it learns,
   to set against :func:`time_limit_fixed_point` (C10); :func:`values_under_time_limit` asks the same
   question on a task small enough to solve exactly.
@@ -14,7 +14,6 @@ Each change is made where a real bug would make it, so the unchanged training lo
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 
 import gymnasium as gym
@@ -22,7 +21,6 @@ import numpy as np
 
 from rlkit.buffers import ReplayBuffer
 from rlkit.normalize import RewardScaler
-from rlkit.pitfalls.buffer_swap import swapped_dqn_buffer
 
 NAMESPACE = "pitfalls"
 
@@ -100,15 +98,6 @@ class DoneFilteringReplayBuffer(ReplayBuffer):
             obs[keep], actions[keep], rewards[keep], next_obs[keep], terminated[keep],
             None if discounts is None else discounts[keep],
         )  # fmt: skip
-
-
-def dropping_done_transitions() -> contextlib.AbstractContextManager:
-    """Inside this block, DQN's training loop stores its transitions in a :class:`DoneFilteringReplayBuffer`."""
-    return swapped_dqn_buffer(
-        lambda config, obs_dim, seed: DoneFilteringReplayBuffer(
-            config.buffer_size, (obs_dim,), seed=seed, with_discounts=True
-        )
-    )
 
 
 def values_under_time_limit(gamma: float = 0.99, limit: int = 20, sweeps: int = 1_000) -> dict[str, np.ndarray]:

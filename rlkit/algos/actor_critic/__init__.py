@@ -1,3 +1,3 @@
 """What A2C and PPO share: the config fields, the batch contract, the actor-critic networks (twins in
-``torch.py`` / ``tf.py``) and the numpy training loop (``loop.py``). Each algorithm adds only its policy
-loss (``rlkit/algos/a2c``, ``rlkit/algos/ppo``)."""
+``torch.py`` / ``tf.py``) and the numpy training loop (``agent.py``: :class:`RolloutLoop`). Each algorithm
+adds only its policy loss (``rlkit/algos/a2c``, ``rlkit/algos/ppo``)."""

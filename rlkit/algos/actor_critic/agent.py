@@ -8,6 +8,7 @@ GAE in numpy; then hand ``epochs`` shuffled passes of minibatch indices to the l
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -16,14 +17,16 @@ from rlkit.advantages import compute_gae
 from rlkit.algos import training
 from rlkit.algos.actor_critic.config import ActorCriticConfig
 from rlkit.algos.agent_base import Agent
-from rlkit.algos.training import Evaluations
 from rlkit.buffers import RolloutBuffer
-from rlkit.envs import EnvRunner, make_vec_env, space_info
-from rlkit.logger import Logger
+from rlkit.callbacks import Callback
+from rlkit.envs import env_name, make_vec_env, space_info
+from rlkit.health import explained_variance
 from rlkit.nets import mlp_forward
 from rlkit.normalize import ObservationNormalizer, RewardScaler
+from rlkit.numerics import check_finite_metrics, check_finite_weights, check_rollout
 from rlkit.result import TrainResult
 from rlkit.seeding import seed_everything
+from rlkit.state import object_state, restore_object
 
 
 class ActorCriticAgent(Agent):
@@ -37,6 +40,15 @@ class ActorCriticAgent(Agent):
         self.action, self.discrete = action, action["discrete"]
         self.obs_normalizer = ObservationNormalizer((obs_dim,), enabled=config.normalize_obs)
         self.refresh()
+
+    @classmethod
+    def make(cls, env_id, framework: str, config, seed: int = 0):
+        """A fresh agent for ``env_id`` and the vector environment it trains on."""
+        envs = make_vec_env(env_id, config.num_envs, seed=seed)
+        action = space_info(envs.single_action_space)
+        obs_dim = int(np.prod(envs.single_observation_space.shape))
+        learner = cls.learner_class(framework)(obs_dim, action_dim(action), action["discrete"], config, seed)
+        return cls(learner, env_name(env_id), obs_dim, action, config).trained_on(env_id), envs
 
     def refresh(self) -> None:
         """Copy the learner's actor weights (and log std) into the numpy forward pass used for acting."""
@@ -75,6 +87,18 @@ class ActorCriticAgent(Agent):
         actions = self.to_env(actions)
         return (int(actions[0]) if self.discrete else actions[0]) if single else actions
 
+    def new_loop(self, seed: int, plan: int) -> RolloutLoop:
+        rng = seed_everything(seed)
+        envs = make_vec_env(self.training_env, self.config.num_envs, seed=seed)
+        return RolloutLoop(self, envs, seed, rng, plan)
+
+    def loop_state(self) -> dict:
+        """The observation statistics keep changing while training goes on."""
+        return object_state(self.obs_normalizer.stats)
+
+    def load_loop_state(self, state: dict) -> None:
+        restore_object(self.obs_normalizer.stats, state)
+
     def snapshot(self):
         """Weights and observation statistics: the policy is both."""
         return self.get_weights(), self.obs_normalizer.stats.state()
@@ -103,15 +127,6 @@ def action_dim(action: dict) -> int:
     return int(action["n"]) if action["discrete"] else int(np.prod(action["shape"]))
 
 
-def make_agent(agent_class: type[ActorCriticAgent], env_id: str, framework: str, config, seed: int = 0):
-    """A fresh agent for ``env_id`` and the vector environment it trains on."""
-    envs = make_vec_env(env_id, config.num_envs, seed=seed)
-    action = space_info(envs.single_action_space)
-    obs_dim = int(np.prod(envs.single_observation_space.shape))
-    learner = agent_class.learner_class(framework)(obs_dim, action_dim(action), action["discrete"], config, seed)
-    return agent_class(learner, env_id, obs_dim, action, config), envs
-
-
 def minibatch_indices(size: int, num_minibatches: int, rng: np.random.Generator) -> np.ndarray:
     """A shuffled permutation of ``range(size)`` cut into ``num_minibatches`` equal rows (remainder dropped)."""
     per_batch = size // num_minibatches
@@ -125,7 +140,7 @@ def entry_point(agent_class: type[ActorCriticAgent], default_total_steps: dict[s
 
 def train_agent(
     agent_class: type[ActorCriticAgent],
-    env_id: str,
+    env_id,
     framework: str,
     seed: int,
     total_steps: int,
@@ -133,63 +148,89 @@ def train_agent(
     logdir: str | Path | None = None,
     progress: bool = True,
     stop_when_solved: bool = False,
+    callbacks: Sequence[Callback] = (),
 ) -> TrainResult:
     """Train an actor-critic agent; see :func:`rlkit.train`."""
     rng = seed_everything(seed)
-    agent, envs = make_agent(agent_class, env_id, framework, config, seed)
-    learner, normalize = agent.learner, agent.obs_normalizer
-    runner = EnvRunner(envs, seed=seed)
-    space = envs.single_action_space
-    buffer = RolloutBuffer(config.num_steps, config.num_envs, (agent.obs_dim,), space.shape, space.dtype)
-    scale_rewards = RewardScaler(config.num_envs, config.gamma, enabled=config.normalize_rewards)
-    rollout = config.num_steps * config.num_envs
-    num_updates = max(1, math.ceil(total_steps / rollout))
-    logger = Logger(num_updates * rollout, logdir, progress, description=f"{agent.algo} {framework} {env_id}")
-    evaluations = Evaluations(agent, seed, logger)
-    step = 0
-    try:
-        for update in range(num_updates):
-            remaining = 1.0 - update / num_updates
-            learner.set_learning_rate(config.learning_rate * (remaining if config.anneal_lr else 1.0))
-            clip_range = config.clip_range * (remaining if config.anneal_clip else 1.0)
+    agent, envs = agent_class.make(env_id, framework, config, seed)
+    loop = RolloutLoop(agent, envs, seed, rng, total_steps)
+    return training.drive(loop, loop.plan, logdir, progress, stop_when_solved, callbacks)
 
-            buffer.reset()
-            for _ in range(config.num_steps):
-                obs = normalize(runner.obs, update=True)
-                actions = agent.sample(obs, rng)
-                batch = runner.step(agent.to_env(actions))
-                rewards = scale_rewards(batch.rewards, batch.terminated | batch.truncated)
-                buffer.add(obs, actions, rewards, batch.terminated, batch.truncated, batch.valid)
-                returns, lengths = runner.pop_episodes()
-                if len(returns):
-                    logger.log_episodes(step + config.num_envs, returns, lengths)
-                step += config.num_envs
-            buffer.finish(normalize(runner.obs))
 
-            obs_dim = agent.obs_dim
-            values = learner.values(buffer.obs.reshape(-1, obs_dim)).reshape(config.num_steps + 1, config.num_envs)
-            flat_actions = buffer.actions.reshape(rollout, *buffer.actions.shape[2:])
-            old_log_probs = learner.log_probs(buffer.obs[:-1].reshape(-1, obs_dim), flat_actions)
-            advantages, value_targets = compute_gae(
-                buffer.rewards, values, buffer.terminated, buffer.dones, buffer.valid, config.gamma, config.gae_lambda
-            )
-            data = buffer.flatten(
-                old_log_probs=old_log_probs.reshape(config.num_steps, config.num_envs),
-                advantages=advantages,
-                returns=value_targets,
-                old_values=values[:-1].astype(np.float32),
-            )
-            minibatches = np.stack(
-                [minibatch_indices(len(data["obs"]), config.num_minibatches, rng) for _ in range(config.epochs)]
-            )
-            max_kl = np.inf if config.target_kl is None else 1.5 * config.target_kl
-            metrics = learner.update(data, minibatches, clip_range, max_kl)
-            agent.refresh()
-            logger.log(step, **metrics, clip_range=clip_range, steps_per_second=step / evaluations.elapsed())
+class RolloutLoop(training.Loop):
+    """One on-policy run as an object (see :class:`~rlkit.algos.training.Loop`): per ``advance``, collect
+    ``num_steps`` steps of ``num_envs`` environments acting through the numpy actor, compute the rollout's
+    values and old log-probabilities in one batched call each, GAE in numpy, then ``epochs`` shuffled passes
+    of minibatches in the learner's ``update``. The plan is a whole number of rollouts."""
 
-            if evaluations.end_of_step(step, update == num_updates - 1, stop_when_solved):
-                break
-    finally:
-        logger.close()
-        runner.close()
-    return evaluations.finish(step, logdir)
+    def __init__(self, agent: ActorCriticAgent, envs, seed: int, rng, plan: int) -> None:
+        config = agent.config
+        self.rollout = config.num_steps * config.num_envs
+        super().__init__(agent, envs, seed, rng, self.whole_rollouts(plan))
+        space = envs.single_action_space
+        self.buffer = RolloutBuffer(config.num_steps, config.num_envs, (agent.obs_dim,), space.shape, space.dtype)
+        self.scale_rewards = RewardScaler(config.num_envs, config.gamma, enabled=config.normalize_rewards)
+
+    def whole_rollouts(self, steps: int) -> int:
+        return max(1, math.ceil(steps / self.rollout)) * self.rollout
+
+    def target(self, steps: int) -> int:
+        return self.step + self.whole_rollouts(steps)
+
+    def advance(self, hooks) -> bool:
+        """One rollout and the update on it; True when a callback asks to stop."""
+        agent, config, runner, logger, buffer = self.agent, self.agent.config, self.runner, self.logger, self.buffer
+        learner, normalize, rng = agent.learner, agent.obs_normalizer, self.rng
+        remaining = 1.0 - self.step / self.plan  # linear annealing over the plan
+        learner.set_learning_rate(config.learning_rate * (remaining if config.anneal_lr else 1.0))
+        clip_range = config.clip_range * (remaining if config.anneal_clip else 1.0)
+
+        buffer.reset()
+        stop = False
+        for _ in range(config.num_steps):
+            obs = normalize(runner.obs, update=True)
+            actions = agent.sample(obs, rng)
+            batch = runner.step(agent.to_env(actions))
+            rewards = self.scale_rewards(batch.rewards, batch.terminated | batch.truncated)
+            buffer.add(obs, actions, rewards, batch.terminated, batch.truncated, batch.valid)
+            returns, lengths = runner.pop_episodes()
+            if len(returns):
+                logger.log_episodes(self.step + config.num_envs, returns, lengths)
+            self.step += config.num_envs
+            stop = hooks.on_step(self.step) or stop
+        step = self.step
+        buffer.finish(normalize(runner.obs))
+        check_rollout({"rewards": buffer.rewards, "obs": buffer.obs}, step)  # before learning from it
+
+        obs_dim = agent.obs_dim
+        values = learner.values(buffer.obs.reshape(-1, obs_dim)).reshape(config.num_steps + 1, config.num_envs)
+        flat_actions = buffer.actions.reshape(self.rollout, *buffer.actions.shape[2:])
+        old_log_probs = learner.log_probs(buffer.obs[:-1].reshape(-1, obs_dim), flat_actions)
+        advantages, value_targets = compute_gae(
+            buffer.rewards, values, buffer.terminated, buffer.dones, buffer.valid, config.gamma, config.gae_lambda
+        )
+        data = buffer.flatten(
+            old_log_probs=old_log_probs.reshape(config.num_steps, config.num_envs),
+            advantages=advantages,
+            returns=value_targets,
+            old_values=values[:-1].astype(np.float32),
+        )
+        minibatches = np.stack(
+            [minibatch_indices(len(data["obs"]), config.num_minibatches, rng) for _ in range(config.epochs)]
+        )
+        max_kl = np.inf if config.target_kl is None else 1.5 * config.target_kl
+        metrics = learner.update(data, minibatches, clip_range, max_kl)
+        check_finite_metrics(metrics, step)
+        agent.refresh()
+        check_finite_weights(agent, step)
+        metrics["explained_variance"] = explained_variance(data["old_values"], data["returns"])
+        logger.log(step, **metrics, clip_range=clip_range, steps_per_second=self.steps_per_second())
+        return hooks.on_burst(step, metrics) or stop
+
+    def state(self, replay_buffer: bool = True) -> dict:
+        """Everything to continue this run exactly (an on-policy run keeps no replay buffer)."""
+        return {**self.common_state(), "scale_rewards": object_state(self.scale_rewards, nested=("stats",))}
+
+    def load_state(self, state: dict) -> None:
+        self.load_common_state(state)
+        restore_object(self.scale_rewards, state["scale_rewards"])

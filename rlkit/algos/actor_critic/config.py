@@ -56,8 +56,9 @@ class ActorCriticConfig(AlgorithmConfig):
     #: Greedy evaluation every ``eval_every`` environment steps over ``eval_episodes`` episodes.
     eval_every: int = 10_000
     eval_episodes: int = 10
-    #: Return the weights (and normalisation statistics) of the best evaluation, not the last.
-    keep_best: bool = True
+    #: Return the weights (and normalisation statistics) of the best evaluation instead of the last ones.
+    #: Off by default: the agent a run returns is the one it ended with (``SaveCheckpoints`` keeps the best).
+    keep_best: bool = False
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [

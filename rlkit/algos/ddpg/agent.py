@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlkit.algos import replay
 from rlkit.algos.ddpg.config import DDPGConfig
 from rlkit.algos.off_policy import agent as off_policy
 from rlkit.noise import make_noise
+from rlkit.state import object_state, restore_object
 
 #: Environment steps for a training run with the defaults (they reach -200 on Pendulum within 20k).
 DEFAULT_TOTAL_STEPS = {"Pendulum-v1": 20_000}
@@ -25,6 +27,14 @@ class DDPGAgent(off_policy.OffPolicyAgent):
         config = self.config
         self.noise = make_noise(config.exploration, config.exploration_noise, (num_envs, self.action_dim), rng)
 
+    def loop_state(self) -> dict:
+        """The exploration noise: an OU process's state carries from step to step."""
+        return object_state(self, nested=("noise",)).get("noise", {})
+
+    def load_loop_state(self, state: dict) -> None:
+        if state:
+            restore_object(self.noise, state["object"])
+
     def end_episodes(self, done: np.ndarray) -> None:
         self.noise.reset(done)
 
@@ -35,4 +45,4 @@ class DDPGAgent(off_policy.OffPolicyAgent):
         return np.clip(self.policy(obs) + self.noise(), -1.0, 1.0).astype(np.float32)
 
 
-train = off_policy.entry_point(DDPGAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)
+train = replay.entry_point(DDPGAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)

@@ -89,8 +89,9 @@ class DQNConfig(AlgorithmConfig):
     #: Greedy evaluation every ``eval_every`` environment steps over ``eval_episodes`` episodes.
     eval_every: int = 2_500
     eval_episodes: int = 10
-    #: Return the weights of the best evaluation rather than the last ones (DQN's return can dip late).
-    keep_best: bool = True
+    #: Return the weights of the best evaluation instead of the last ones (DQN's return can dip late). Off
+    #: by default: the agent a run returns is the one it ended with (``SaveCheckpoints`` keeps the best).
+    keep_best: bool = False
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [
@@ -166,14 +167,6 @@ def dqn_contract(obs_dim: int | str = "obs_dim", n_actions: int | None = None) -
         },
     )
     return contract.bind(obs_dim=obs_dim) if isinstance(obs_dim, int) else contract
-
-
-def with_defaults(batch: dict[str, np.ndarray], gamma: float) -> dict[str, np.ndarray]:
-    """``batch`` with ``discounts`` = gamma (one-step transitions) and ``weights`` = 1 (uniform replay) where
-    absent, so a plain one-step, uniformly sampled batch needs neither field."""
-    shape = batch["rewards"].shape
-    defaults = {"discounts": np.full(shape, gamma, np.float32), "weights": np.ones(shape, np.float32)}
-    return {**{name: value for name, value in defaults.items() if name not in batch}, **batch}
 
 
 def initial_q_weights(obs_dim: int, n_actions: int, config: DQNConfig, seed: int) -> list[np.ndarray]:

@@ -12,8 +12,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights, with_defaults
+from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights
 from rlkit.algos.keras_adam import TorchAdam
+from rlkit.batches import with_defaults
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.distributional import categorical_support
 from rlkit.hardware import configure_tensorflow
@@ -261,7 +262,8 @@ class DQNLearner:
             out = tf.gather(self.q(obs, noise, training=True), actions, batch_dims=1)  # Q(s, a), or its logits
             if self.config.distributional:
                 losses = -tf.reduce_sum(targets * tf.nn.log_softmax(out, axis=-1), axis=-1)
-                priorities = tf.stop_gradient(losses)  # Rainbow's priority: the cross-entropy (a KL up to a constant)
+                # the priority is the cross-entropy; Rainbow's KL differs from it per sample by the target's entropy
+                priorities = tf.stop_gradient(losses)
             else:
                 losses = huber(targets - out, self.config.huber_delta)
                 priorities = tf.abs(targets - tf.stop_gradient(out))
@@ -343,3 +345,7 @@ def huber(x, delta: float):
     """Elementwise Huber loss of a TD error. Written out because keras.losses.Huber reduces the last axis."""
     abs_x = tf.abs(x)
     return tf.where(abs_x <= delta, 0.5 * tf.square(x), delta * (abs_x - 0.5 * delta))
+
+
+#: The name every algorithm family gives its learner (``Agent.learner_class`` looks it up).
+Learner = DQNLearner

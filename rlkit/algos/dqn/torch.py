@@ -13,7 +13,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights, with_defaults
+from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights
+from rlkit.batches import with_defaults
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.distributional import categorical_support
 from rlkit.hardware import configure_torch
@@ -218,7 +219,8 @@ class DQNLearner:
         out = self.q(obs, noise)[torch.arange(len(actions)), actions]  # Q(s, a) (B,), or its logits (B, N)
         if self.config.distributional:
             losses = -(targets * F.log_softmax(out, dim=-1)).sum(dim=-1)
-            priorities = losses.detach()  # Rainbow's priority: the cross-entropy (a KL up to a constant)
+            # the priority is the cross-entropy; Rainbow's KL differs from it per sample by the target's entropy
+            priorities = losses.detach()
         else:
             losses = F.huber_loss(out, targets, delta=self.config.huber_delta, reduction="none")
             priorities = (targets - out).detach().abs()
@@ -302,3 +304,7 @@ def project_distribution(probs, rewards, discounts, support):
     # hats[b, i, j] = max(0, 1 - |position[b, i] - j|), built in place: half the time of out-of-place ops
     hats = (position[:, :, None] - atoms[None, None, :]).abs_().neg_().add_(1.0).clamp_(min=0.0)
     return torch.bmm(probs[:, None, :], hats).squeeze(1)  # m[b, j] = sum_i probs[b, i] hats[b, i, j]
+
+
+#: The name every algorithm family gives its learner (``Agent.learner_class`` looks it up).
+Learner = DQNLearner

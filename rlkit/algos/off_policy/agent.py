@@ -1,10 +1,10 @@
-"""The agent and training loop of DDPG, TD3 and SAC, written once for the three and both frameworks (numpy).
+"""The agent of DDPG, TD3 and SAC, written once for the three and both frameworks (numpy); it trains in the
+replay loop of :mod:`rlkit.algos.replay`, shared with DQN.
 
-The loop is DQN's: collect -> store -> burst of updates -> evaluate. Actions live in [-1, 1] (the actors end
-in tanh) and are rescaled to the environment's bounds only on their way out, so the buffer, the critics
-and the noise never see environment units. Acting goes through a numpy copy of the actor, refreshed after
-every burst; all randomness (exploration noise, TD3's smoothing noise, SAC's samples) is drawn in numpy
-from the run's generator, so a seed fixes a run in either framework.
+Actions live in [-1, 1] (the actors end in tanh) and are rescaled to the environment's bounds only on their
+way out, so the buffer, the critics and the noise never see environment units. Acting goes through a numpy
+copy of the actor, refreshed after every burst; all randomness (exploration noise, TD3's smoothing noise,
+SAC's samples) is drawn in numpy from the run's generator, so a seed fixes a run in either framework.
 """
 
 from __future__ import annotations
@@ -13,32 +13,50 @@ from pathlib import Path
 
 import numpy as np
 
-from rlkit.algos import training
-from rlkit.algos.agent_base import Agent
+from rlkit.algos import replay
 from rlkit.algos.off_policy.config import OffPolicyConfig
-from rlkit.algos.training import Evaluations
-from rlkit.buffers import ReplayBuffer
-from rlkit.envs import EnvRunner, make_vec_env, space_info
+from rlkit.envs import env_name, make_vec_env, space_info
 from rlkit.errors import RlkitError
-from rlkit.logger import Logger
 from rlkit.nets import mlp_forward
-from rlkit.result import TrainResult
-from rlkit.seeding import seed_everything
 
 
-class OffPolicyAgent(Agent):
+class OffPolicyAgent(replay.ReplayAgent):
     """A policy for continuous actions acting through numpy; subclassed per algorithm."""
 
     algo = "off-policy"
     config_class = OffPolicyConfig
 
+    action_dtype = np.float32
+
     def __init__(self, learner, env_id: str, obs_dim: int, action: dict, config: OffPolicyConfig) -> None:
         super().__init__(learner, env_id, obs_dim, config)
         self.action = action
         self.action_dim = int(np.prod(action["shape"]))
+        self.action_shape = (self.action_dim,)
         self.low = np.asarray(action["low"], dtype=np.float32)
         self.high = np.asarray(action["high"], dtype=np.float32)
         self.refresh()
+
+    @classmethod
+    def make(cls, env_id, framework: str, config, seed: int = 0):
+        """A fresh agent for ``env_id`` and the vector environment it trains on; checks the action space."""
+        envs = make_vec_env(env_id, config.num_envs, seed=seed)
+        action = space_info(envs.single_action_space)
+        if action["discrete"]:
+            envs.close()
+            raise RlkitError(
+                f"{cls.algo.upper()} needs a continuous (Box) action space, but {env_name(env_id)} has "
+                f"{envs.single_action_space}: use dqn, ppo or a2c for discrete actions"
+            )
+        if not (np.isfinite(action["low"]).all() and np.isfinite(action["high"]).all()):
+            envs.close()
+            raise RlkitError(
+                f"{cls.algo.upper()} squashes its actions into the action space's bounds, but {env_name(env_id)}'s "
+                f"{envs.single_action_space} is unbounded: use ppo, whose Gaussian policy needs no bounds"
+            )
+        obs_dim = int(np.prod(envs.single_observation_space.shape))
+        learner = cls.learner_class(framework)(obs_dim, int(np.prod(action["shape"])), config, seed)
+        return cls(learner, env_name(env_id), obs_dim, action, config).trained_on(env_id), envs
 
     def refresh(self) -> None:
         """Copy the learner's actor weights into the numpy forward pass used for acting."""
@@ -55,12 +73,28 @@ class OffPolicyAgent(Agent):
     def begin_exploration(self, num_envs: int, rng: np.random.Generator) -> None:
         """Prepare the exploration of ``num_envs`` environments (DDPG and TD3 build their noise process)."""
 
-    def end_episodes(self, done: np.ndarray) -> None:
-        """Environments whose episode just ended (an OU noise process resets there)."""
-
     def explore(self, obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Exploratory actions in [-1, 1] for a batch of observations (see DDPG and SAC)."""
         raise NotImplementedError
+
+    # --- the replay loop's extension points (see rlkit.algos.replay) -------------------------------------
+
+    def begin_training(self, total_steps: int, num_envs: int, rng: np.random.Generator) -> None:
+        self.begin_exploration(num_envs, rng)
+
+    def exploration_actions(self, obs: np.ndarray, step: int, rng: np.random.Generator) -> np.ndarray:
+        """Uniform random actions until ``learning_starts`` (varied data for the first updates), then
+        :meth:`explore`."""
+        if step < self.config.learning_starts:
+            return rng.uniform(-1.0, 1.0, (len(obs), self.action_dim)).astype(np.float32)
+        return self.explore(obs, rng)
+
+    def burst_noise_shape(self, gradient_steps: int, batch_size: int) -> tuple[int, ...]:
+        """TD3's smoothing noise or SAC's samples: ``noise_draws`` per transition of every batch."""
+        return (gradient_steps, self.learner.noise_draws, batch_size, self.action_dim)
+
+    def train_burst(self, batches: dict[str, np.ndarray], noise: np.ndarray, step: int) -> dict[str, float]:
+        return self.learner.update_many({**batches, "noise": noise})
 
     def to_env(self, actions: np.ndarray) -> np.ndarray:
         """Actions in [-1, 1] rescaled to the environment's bounds [low, high]."""
@@ -89,84 +123,3 @@ class OffPolicyAgent(Agent):
         learner = cls.learner_class(meta["framework"])(meta["obs_dim"], int(np.prod(action["shape"])), config)
         learner.load(path)
         return cls(learner, meta["env_id"], meta["obs_dim"], action, config)
-
-
-def make_agent(agent_class: type[OffPolicyAgent], env_id: str, framework: str, config, seed: int = 0):
-    """A fresh agent for ``env_id`` and the vector environment it trains on; checks the action space."""
-    envs = make_vec_env(env_id, config.num_envs, seed=seed)
-    action = space_info(envs.single_action_space)
-    if action["discrete"]:
-        envs.close()
-        raise RlkitError(
-            f"{agent_class.algo.upper()} needs a continuous (Box) action space, but {env_id} has "
-            f"{envs.single_action_space}: use dqn, ppo or a2c for discrete actions"
-        )
-    if not (np.isfinite(action["low"]).all() and np.isfinite(action["high"]).all()):
-        envs.close()
-        raise RlkitError(
-            f"{agent_class.algo.upper()} squashes its actions into the action space's bounds, but {env_id}'s "
-            f"{envs.single_action_space} is unbounded: use ppo, whose Gaussian policy needs no bounds"
-        )
-    obs_dim = int(np.prod(envs.single_observation_space.shape))
-    learner = agent_class.learner_class(framework)(obs_dim, int(np.prod(action["shape"])), config, seed)
-    return agent_class(learner, env_id, obs_dim, action, config), envs
-
-
-def entry_point(agent_class: type[OffPolicyAgent], default_total_steps: dict[str, int], fallback_total_steps: int):
-    """The ``train`` function of an off-policy algorithm package, with its per-environment step budgets."""
-    return training.entry_point(train_agent, agent_class, default_total_steps, fallback_total_steps)
-
-
-def train_agent(
-    agent_class: type[OffPolicyAgent],
-    env_id: str,
-    framework: str,
-    seed: int,
-    total_steps: int,
-    config: OffPolicyConfig,
-    logdir: str | Path | None = None,
-    progress: bool = True,
-    stop_when_solved: bool = False,
-) -> TrainResult:
-    """Train an off-policy agent for ``total_steps`` environment steps; see :func:`rlkit.train`."""
-    rng = seed_everything(seed)
-    agent, envs = make_agent(agent_class, env_id, framework, config, seed)
-    learner, num_envs, action_dim = agent.learner, config.num_envs, agent.action_dim
-    buffer = ReplayBuffer(config.buffer_size, (agent.obs_dim,), (action_dim,), np.float32, seed=seed)
-    runner = EnvRunner(envs, seed=seed)
-    agent.begin_exploration(num_envs, rng)
-    noise_shape = (config.gradient_steps, learner.noise_draws, config.batch_size, action_dim)
-    logger = Logger(total_steps, logdir, progress, description=f"{agent.algo} {framework} {env_id}")
-    evaluations = Evaluations(agent, seed, logger)
-    step, next_train = 0, max(config.learning_starts, config.batch_size)
-    try:
-        while step < total_steps:
-            if step < config.learning_starts:  # uniform random actions fill the buffer with varied data
-                actions = rng.uniform(-1.0, 1.0, (num_envs, action_dim)).astype(np.float32)
-            else:
-                actions = agent.explore(runner.obs, rng)
-            batch = runner.step(agent.to_env(actions))
-            valid = batch.valid
-            buffer.add(
-                batch.obs[valid], actions[valid], batch.rewards[valid], batch.next_obs[valid], batch.terminated[valid]
-            )
-            agent.end_episodes(batch.terminated | batch.truncated)
-            step += num_envs
-            returns, lengths = runner.pop_episodes()
-            if len(returns):
-                logger.log_episodes(step, returns, lengths)
-
-            if step >= next_train:
-                next_train += config.train_every
-                batches = buffer.sample_many(config.gradient_steps, config.batch_size)
-                batches["noise"] = rng.standard_normal(noise_shape, dtype=np.float32)
-                metrics = learner.update_many(batches)
-                agent.refresh()
-                logger.log(step, **metrics, steps_per_second=step / evaluations.elapsed())
-
-            if evaluations.end_of_step(step, step >= total_steps, stop_when_solved):
-                break
-    finally:
-        logger.close()
-        runner.close()
-    return evaluations.finish(step, logdir)

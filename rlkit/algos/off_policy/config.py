@@ -40,13 +40,22 @@ class OffPolicyConfig(AlgorithmConfig):
     #: Environment steps between bursts, and gradient steps per burst (1 gradient step per env step).
     train_every: int = 200
     gradient_steps: int = 200
+    #: Multi-step returns: each stored transition carries n rewards and bootstraps from the observation n
+    #: steps later with discount gamma^n (shorter at episode ends; see ``rlkit/nstep.py``). 1 = one-step.
+    n_step: int = 1
+    #: Prioritized replay: sample transitions in proportion to |TD error|^per_alpha (the critics' mean) and
+    #: weight their critic loss by importance weights whose exponent anneals from ``per_beta_start`` to 1.
+    prioritized: bool = False
+    per_alpha: float = 0.6
+    per_beta_start: float = 0.4
     #: Parallel environments stepped together.
     num_envs: int = 1
     #: Greedy evaluation every ``eval_every`` environment steps over ``eval_episodes`` episodes.
     eval_every: int = 1_000
     eval_episodes: int = 10
-    #: Return the weights of the best evaluation rather than the last ones.
-    keep_best: bool = True
+    #: Return the weights of the best evaluation instead of the last ones. Off by default: the agent a run
+    #: returns is the one it ended with (``SaveCheckpoints`` keeps the best).
+    keep_best: bool = False
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [
@@ -60,6 +69,9 @@ class OffPolicyConfig(AlgorithmConfig):
             (self.learning_starts >= 0, "learning_starts", ">= 0"),
             (self.train_every > 0, "train_every", "> 0"),
             (self.gradient_steps > 0, "gradient_steps", "> 0"),
+            (self.n_step >= 1, "n_step", ">= 1"),
+            (self.per_alpha >= 0, "per_alpha", ">= 0"),
+            (0 <= self.per_beta_start <= 1, "per_beta_start", "in [0, 1]"),
             (self.num_envs > 0, "num_envs", "> 0"),
             (self.eval_every > 0, "eval_every", "> 0"),
             (self.eval_episodes > 0, "eval_episodes", "> 0"),
@@ -81,6 +93,10 @@ def off_policy_contract(owner: str, obs_dim: int, action_dim: int, noise_draws: 
             "rewards": Field(("B",), ("float32",), doc="rewards r"),
             "next_obs": Field(("B", obs_dim), ("float32",), doc="next observations s'"),
             "terminated": Field(("B",), ("float32",), 0, 1, doc="1 where s' is terminal (not truncated)"),
+            "discounts": Field(
+                ("B",), ("float32",), 0, 1, doc="bootstrap discount gamma^k, default gamma", optional=True
+            ),
+            "weights": Field(("B",), ("float32",), 0, None, doc="importance weights, default 1", optional=True),
             "noise": Field((noise_draws, "B", action_dim), ("float32",), doc="standard-normal draws"),
         },
     )

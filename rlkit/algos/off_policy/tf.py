@@ -21,6 +21,7 @@ from rlkit.algos.off_policy.config import (
     initial_weights,
     off_policy_contract,
 )
+from rlkit.batches import with_defaults
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.hardware import configure_tensorflow
 
@@ -104,11 +105,13 @@ class OffPolicyLearner:
         self.actor_optimizer.build(self.actor.trainable_variables)
         self.critic_optimizer.build(self.critic_variables())
         self.step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)  # differs: torch uses a Python int
+        self.last_priorities = np.zeros((0, 0), dtype=np.float32)  # new replay priorities of the last burst, (K, B)
         vectors, noise = tf.TensorSpec((None, None)), tf.TensorSpec((None, self.noise_draws, None, action_dim))
         obs_spec, action_spec = tf.TensorSpec((None, None, obs_dim)), tf.TensorSpec((None, None, action_dim))
         # differs: torch runs eagerly; TF traces the whole burst of steps once into one graph (fixed signature)
         self.train_steps = tf.function(
-            self.train_steps, input_signature=[obs_spec, action_spec, vectors, obs_spec, vectors, noise]
+            self.train_steps,
+            input_signature=[obs_spec, action_spec, vectors, obs_spec, vectors, vectors, vectors, noise],
         )
 
     # differs: torch counts in a plain attribute; TF reads its tf.Variable counter
@@ -133,49 +136,67 @@ class OffPolicyLearner:
         return self.update_many({name: values[None] for name, values in batch.items()})
 
     def update_many(self, batches: dict[str, np.ndarray]) -> dict[str, float]:
-        """K gradient steps, one per batch of ``batches`` (fields stacked as (K, B, ...)); mean metrics."""
+        """K gradient steps, one per batch of ``batches`` (fields stacked as (K, B, ...)); mean metrics.
+
+        ``discounts`` and ``weights`` may be left out (gamma and 1: one-step transitions, uniform replay).
+        The steps' new replay priorities (the critics' mean |TD error|) are kept in ``last_priorities``.
+        """
+        batches = with_defaults(batches, self.config.gamma)
         self.contract.check(flatten_burst(batches))
-        totals = self.train_steps(*self.tensors(batches))
+        totals, priorities = self.train_steps(*self.tensors(batches))
+        self.last_priorities = priorities.numpy()
         return burst_metrics(totals.numpy(), len(batches["rewards"]))
 
     def tensors(self, batches: dict[str, np.ndarray]) -> tuple:
         """The burst's fields as tensors, in the argument order of :meth:`train_step` (no copies)."""
-        names = ("obs", "actions", "rewards", "next_obs", "terminated", "noise")
+        names = ("obs", "actions", "rewards", "next_obs", "terminated", "discounts", "weights", "noise")
         return tuple(tf.convert_to_tensor(batches[name]) for name in names)
 
-    def train_steps(self, obs, actions, rewards, next_obs, terminated, noise):
-        """Run :meth:`train_step` on each batch along the leading axis; return the summed metric terms."""
-        totals = tf.zeros(5)
+    def train_steps(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise):
+        """Run :meth:`train_step` on each batch along the leading axis; the summed metric terms, priorities."""
+        totals, priorities = tf.zeros(5), tf.TensorArray(tf.float32, size=tf.shape(obs)[0])
         for i in tf.range(tf.shape(obs)[0]):  # differs: autograph turns this loop into a graph while_loop
-            totals += tf.stack(self.train_step(obs[i], actions[i], rewards[i], next_obs[i], terminated[i], noise[i]))
-        return totals
+            batch = (obs[i], actions[i], rewards[i], next_obs[i], terminated[i], discounts[i], weights[i])
+            *terms, priority = self.train_step(*batch, noise[i])
+            totals += tf.stack(terms)
+            priorities = priorities.write(i, priority)  # differs: torch appends to a Python list
+        return totals, priorities.stack()
 
-    def train_step(self, obs, actions, rewards, next_obs, terminated, noise):
-        """A critic step; then, when due, an actor step and the target update. Returns the metric terms."""
+    def train_step(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise):
+        """A critic step; then, when due, an actor step and the target update.
+
+        Returns the metric terms and the batch's |TD errors| (new priorities for prioritized replay).
+        """
         alpha = self.alpha()
-        critic_loss, q_mean = self.critic_step(obs, actions, rewards, next_obs, terminated, noise, alpha)
+        batch = (obs, actions, rewards, next_obs, terminated, discounts, weights)
+        critic_loss, q_mean, td_errors = self.critic_step(*batch, noise, alpha)
         self.step_counter.assign_add(1)
         actor_loss, actor_steps = tf.zeros(()), tf.zeros(())
         if self.policy_due():  # a tensor condition for TD3: autograph's tf.cond; a Python True otherwise
             actor_loss, actor_steps = self.actor_step(obs, noise, alpha), tf.ones(())
             self.update_targets()
-        return critic_loss, q_mean, actor_loss, actor_steps, alpha
+        return critic_loss, q_mean, actor_loss, actor_steps, alpha, td_errors
 
-    def td_targets(self, rewards, next_obs, terminated, noise, alpha):
-        """r + gamma * (1 - terminated) * V(s'), where each algorithm defines V(s') in ``next_value``."""
+    def td_targets(self, rewards, next_obs, terminated, discounts, noise, alpha):
+        """r + d * (1 - terminated) * V(s'), each algorithm defining V(s') in ``next_value``.
+
+        d is the transition's discount: gamma for a one-step transition, gamma^k for a k-step one (whose r
+        is then the discounted sum of its k rewards).
+        """
         next_value = self.next_value(next_obs, noise, alpha)
-        targets = rewards + self.config.gamma * (1.0 - terminated) * next_value
+        targets = rewards + discounts * (1.0 - terminated) * next_value
         return tf.stop_gradient(targets)  # differs: torch computes this block under torch.no_grad()
 
-    def critic_step(self, obs, actions, rewards, next_obs, terminated, noise, alpha):
-        """One Adam step on the summed MSE of every critic against the shared TD target."""
-        targets = self.td_targets(rewards, next_obs, terminated, noise, alpha)
+    def critic_step(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise, alpha):
+        """One Adam step on the summed, importance-weighted MSE of every critic against the shared target."""
+        targets = self.td_targets(rewards, next_obs, terminated, discounts, noise, alpha)
         with tf.GradientTape() as tape:
             q_values = [q_value(critic, obs, actions) for critic in self.critics]
-            loss = tf.add_n([tf.reduce_mean((q - targets) ** 2) for q in q_values])
+            loss = tf.add_n([tf.reduce_mean(weights * (q - targets) ** 2) for q in q_values])  # weights: 1 without PER
         grads = tape.gradient(loss, self.critic_variables())  # differs: torch calls loss.backward()
         self.critic_optimizer.apply_gradients(zip(grads, self.critic_variables(), strict=True))
-        return loss, tf.reduce_mean(q_values[0])
+        td_errors = tf.reduce_mean(tf.stack([tf.abs(q - targets) for q in q_values]), axis=0)
+        return loss, tf.reduce_mean(q_values[0]), td_errors
 
     def next_value(self, next_obs, noise, alpha):
         """The value of s' that the TD target bootstraps from (see DDPG, TD3 and SAC)."""

@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from torch.nn import functional as F
 
 from rlkit.algos.off_policy.config import (
     OffPolicyConfig,
@@ -21,6 +20,7 @@ from rlkit.algos.off_policy.config import (
     initial_weights,
     off_policy_contract,
 )
+from rlkit.batches import with_defaults
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.hardware import configure_torch
 
@@ -78,6 +78,7 @@ class OffPolicyLearner:
         self.actor_optimizer = torch.optim.Adam(self.actor.parameters(), lr=config.actor_lr, fused=True)
         self.critic_optimizer = torch.optim.Adam(self.critics.parameters(), lr=config.critic_lr, fused=True)
         self.gradient_steps = 0  # differs: TF keeps this count in a tf.Variable
+        self.last_priorities = np.zeros((0, 0), dtype=np.float32)  # new replay priorities of the last burst, (K, B)
 
     def policy(self, obs: torch.Tensor) -> torch.Tensor:
         """The deterministic action in [-1, 1]: tanh of the actor's (first) outputs."""
@@ -93,49 +94,67 @@ class OffPolicyLearner:
         return self.update_many({name: values[None] for name, values in batch.items()})
 
     def update_many(self, batches: dict[str, np.ndarray]) -> dict[str, float]:
-        """K gradient steps, one per batch of ``batches`` (fields stacked as (K, B, ...)); mean metrics."""
+        """K gradient steps, one per batch of ``batches`` (fields stacked as (K, B, ...)); mean metrics.
+
+        ``discounts`` and ``weights`` may be left out (gamma and 1: one-step transitions, uniform replay).
+        The steps' new replay priorities (the critics' mean |TD error|) are kept in ``last_priorities``.
+        """
+        batches = with_defaults(batches, self.config.gamma)
         self.contract.check(flatten_burst(batches))
-        totals = self.train_steps(*self.tensors(batches))
+        totals, priorities = self.train_steps(*self.tensors(batches))
+        self.last_priorities = priorities.numpy()
         return burst_metrics(totals.numpy(), len(batches["rewards"]))
 
     def tensors(self, batches: dict[str, np.ndarray]) -> tuple:
         """The burst's fields as tensors, in the argument order of :meth:`train_step` (no copies)."""
-        names = ("obs", "actions", "rewards", "next_obs", "terminated", "noise")
+        names = ("obs", "actions", "rewards", "next_obs", "terminated", "discounts", "weights", "noise")
         return tuple(torch.from_numpy(batches[name]) for name in names)
 
-    def train_steps(self, obs, actions, rewards, next_obs, terminated, noise):
-        """Run :meth:`train_step` on each batch along the leading axis; return the summed metric terms."""
-        totals = torch.zeros(5)
+    def train_steps(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise):
+        """Run :meth:`train_step` on each batch along the leading axis; the summed metric terms, priorities."""
+        totals, priorities = torch.zeros(5), []
         for i in range(obs.shape[0]):  # differs: TF runs this loop inside its graph (tf.range)
-            totals += torch.stack(self.train_step(obs[i], actions[i], rewards[i], next_obs[i], terminated[i], noise[i]))
-        return totals
+            batch = (obs[i], actions[i], rewards[i], next_obs[i], terminated[i], discounts[i], weights[i])
+            *terms, priority = self.train_step(*batch, noise[i])
+            totals += torch.stack(terms)
+            priorities.append(priority)  # differs: TF writes into a tf.TensorArray
+        return totals, torch.stack(priorities)
 
-    def train_step(self, obs, actions, rewards, next_obs, terminated, noise):
-        """A critic step; then, when due, an actor step and the target update. Returns the metric terms."""
+    def train_step(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise):
+        """A critic step; then, when due, an actor step and the target update.
+
+        Returns the metric terms and the batch's |TD errors| (new priorities for prioritized replay).
+        """
         alpha = self.alpha()
-        critic_loss, q_mean = self.critic_step(obs, actions, rewards, next_obs, terminated, noise, alpha)
+        batch = (obs, actions, rewards, next_obs, terminated, discounts, weights)
+        critic_loss, q_mean, td_errors = self.critic_step(*batch, noise, alpha)
         self.gradient_steps += 1
         actor_loss, actor_steps = torch.zeros(()), torch.zeros(())
         if self.policy_due():
             actor_loss, actor_steps = self.actor_step(obs, noise, alpha), torch.ones(())
             self.update_targets()
-        return critic_loss, q_mean, actor_loss, actor_steps, alpha
+        return critic_loss, q_mean, actor_loss, actor_steps, alpha, td_errors
 
-    def td_targets(self, rewards, next_obs, terminated, noise, alpha):
-        """r + gamma * (1 - terminated) * V(s'), where each algorithm defines V(s') in ``next_value``."""
+    def td_targets(self, rewards, next_obs, terminated, discounts, noise, alpha):
+        """r + d * (1 - terminated) * V(s'), each algorithm defining V(s') in ``next_value``.
+
+        d is the transition's discount: gamma for a one-step transition, gamma^k for a k-step one (whose r
+        is then the discounted sum of its k rewards).
+        """
         with torch.no_grad():  # differs: TF wraps the result in tf.stop_gradient (claim C02 measures both)
             next_value = self.next_value(next_obs, noise, alpha)
-            return rewards + self.config.gamma * (1.0 - terminated) * next_value
+            return rewards + discounts * (1.0 - terminated) * next_value
 
-    def critic_step(self, obs, actions, rewards, next_obs, terminated, noise, alpha):
-        """One Adam step on the summed MSE of every critic against the shared TD target."""
-        targets = self.td_targets(rewards, next_obs, terminated, noise, alpha)
+    def critic_step(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise, alpha):
+        """One Adam step on the summed, importance-weighted MSE of every critic against the shared target."""
+        targets = self.td_targets(rewards, next_obs, terminated, discounts, noise, alpha)
         q_values = [q_value(critic, obs, actions) for critic in self.critics]
-        loss = sum(F.mse_loss(q, targets) for q in q_values)
+        loss = sum((weights * (q - targets) ** 2).mean() for q in q_values)  # weights: 1 without PER
         self.critic_optimizer.zero_grad(set_to_none=True)
         loss.backward()  # differs: TF records the forward pass on a GradientTape and asks it for gradients
         self.critic_optimizer.step()
-        return loss.detach(), q_values[0].detach().mean()
+        td_errors = torch.stack([(q - targets).abs() for q in q_values]).mean(dim=0).detach()
+        return loss.detach(), q_values[0].detach().mean(), td_errors
 
     def next_value(self, next_obs, noise, alpha):
         """The value of s' that the TD target bootstraps from (see DDPG, TD3 and SAC)."""

@@ -7,12 +7,9 @@ noisy layers and the C51 distribution. Each part is a DQN option and also works 
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from rlkit.algos.dqn.agent import DQNAgent
-from rlkit.algos.dqn.agent import train as train_dqn
+from rlkit.algos import replay
+from rlkit.algos.dqn.agent import DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS, DQNAgent
 from rlkit.algos.rainbow.config import RainbowConfig
-from rlkit.result import TrainResult
 
 
 class RainbowAgent(DQNAgent):
@@ -22,20 +19,6 @@ class RainbowAgent(DQNAgent):
     config_class = RainbowConfig
 
 
-def train(
-    env_id: str,
-    framework: str = "torch",
-    seed: int = 0,
-    total_steps: int | None = None,
-    config: RainbowConfig | None = None,
-    logdir: str | Path | None = None,
-    progress: bool = True,
-    stop_when_solved: bool = False,
-) -> TrainResult:
-    """Train Rainbow on ``env_id``; see :func:`rlkit.train`."""
-    return train_dqn(
-        env_id, framework, seed, total_steps, config, logdir, progress, stop_when_solved, agent_class=RainbowAgent
-    )
-
+train = replay.entry_point(RainbowAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)
 
 __all__ = ["RainbowAgent", "RainbowConfig", "train"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlkit.algos import replay
 from rlkit.algos.off_policy import agent as off_policy
 from rlkit.algos.sac.config import LOG_STD_MAX, LOG_STD_MIN, SACConfig
 
@@ -26,4 +27,4 @@ class SACAgent(off_policy.OffPolicyAgent):
         return np.tanh(mean + std * rng.standard_normal(mean.shape)).astype(np.float32)
 
 
-train = off_policy.entry_point(SACAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)
+train = replay.entry_point(SACAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)

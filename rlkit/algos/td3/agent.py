@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from rlkit.algos import replay
 from rlkit.algos.ddpg.agent import DDPGAgent
-from rlkit.algos.off_policy import agent as off_policy
 from rlkit.algos.td3.config import TD3Config
 
 #: Environment steps for a training run with the defaults (they reach -200 on Pendulum within 20k).
@@ -17,4 +17,4 @@ class TD3Agent(DDPGAgent):
     learner_modules = {"torch": "rlkit.algos.td3.torch", "tf": "rlkit.algos.td3.tf"}
 
 
-train = off_policy.entry_point(TD3Agent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)
+train = replay.entry_point(TD3Agent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)

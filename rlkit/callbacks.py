@@ -1,0 +1,156 @@
+"""Callbacks: code of your own that runs inside a training run, and can stop it.
+
+A callback is an object with any of the methods of :class:`Callback`; each receives the run's
+:class:`~rlkit.algos.training.Run` (the agent, the step, the history, a ``log`` method) and may return True
+to stop training after the current step. Pass them as ``rlkit.train(..., callbacks=[...])``; they are called
+in the order given, and the training loops never import a framework for them.
+
+The everyday ones are built in: :class:`StopWhenSolved`, :class:`SaveCheckpoints` (every N steps, and the
+best evaluation separately), :class:`LogScalars` (custom metrics into the history and TensorBoard), and
+:class:`EvaluateEvery` (an extra evaluation, e.g. on a harder variant of the task).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rlkit.errors import RlkitError
+
+
+class Callback:
+    """Override the hooks you need; a hook that returns True stops training (None and False do not)."""
+
+    def on_start(self, run) -> None:
+        """Before the first environment step."""
+
+    def on_step(self, run) -> bool | None:
+        """After every vector-environment step and the updates it triggered (``run.step`` counts environment
+        steps over all environments)."""
+
+    def on_burst(self, run, metrics: dict[str, float]) -> bool | None:
+        """After every update: a burst of gradient steps (replay) or one rollout's update (on-policy)."""
+
+    def on_evaluation(self, run, mean_return: float) -> bool | None:
+        """After every periodic greedy evaluation (``config.eval_every``), with its mean return."""
+
+    def on_end(self, run) -> None:
+        """After the last step (not called when training stops with an error)."""
+
+
+class CallbackList:
+    """The callbacks of one run, called in order; a stop request from any of them stops the run."""
+
+    def __init__(self, callbacks: Sequence[Callback], run) -> None:
+        callbacks = list(callbacks or [])
+        hooks = ("on_start", "on_step", "on_burst", "on_evaluation", "on_end")
+        for callback in callbacks:
+            if not any(callable(getattr(callback, hook, None)) for hook in hooks):
+                raise RlkitError(
+                    f"callback {callback!r} has none of the hooks {', '.join(hooks)}: subclass rlkit.callbacks.Callback"
+                )
+        self.callbacks, self.run = callbacks, run
+        # only the callbacks that override on_step are called every step
+        self.stepwise = [c for c in callbacks if getattr(type(c), "on_step", Callback.on_step) is not Callback.on_step]
+
+    def _call(self, hook: str, *args) -> bool:
+        stop = False
+        for callback in self.callbacks:
+            method = getattr(callback, hook, None)
+            if method is not None and method(self.run, *args):
+                stop = True
+        return stop
+
+    def on_start(self) -> None:
+        self._call("on_start")
+
+    def on_step(self, step: int) -> bool:
+        self.run.step = step
+        stop = False
+        for callback in self.stepwise:  # none in the common case: one attribute write per step
+            if callback.on_step(self.run):
+                stop = True
+        return stop
+
+    def on_burst(self, step: int, metrics: dict[str, float]) -> bool:
+        self.run.step = step
+        return self._call("on_burst", metrics)
+
+    def on_evaluation(self, step: int, mean_return: float) -> bool:
+        self.run.step = step
+        return self._call("on_evaluation", mean_return)
+
+    def on_end(self) -> None:
+        self._call("on_end")
+
+
+class StopWhenSolved(Callback):
+    """Stop at the first evaluation whose mean return reaches ``threshold`` (default: the env's own)."""
+
+    def __init__(self, threshold: float | None = None) -> None:
+        self.threshold = threshold
+
+    def on_evaluation(self, run, mean_return: float) -> bool:
+        threshold = run.threshold if self.threshold is None else self.threshold
+        return threshold is not None and mean_return >= threshold
+
+
+class SaveCheckpoints(Callback):
+    """Save the agent every ``every`` environment steps (at the first update at or after each multiple) as
+    ``step_<N>.<ext>`` and, when ``best``, the agent of the best evaluation so far as ``best.<ext>`` (.pt for
+    torch, .keras for TensorFlow) in ``directory``.
+
+    The agent a run returns stays the last one; these files are where the others are kept.
+    """
+
+    def __init__(
+        self, directory: str | Path, every: int | None = None, best: bool = True, resumable: bool = False
+    ) -> None:
+        if every is not None and (not isinstance(every, int) or every < 1):
+            raise RlkitError(f"SaveCheckpoints every must be a positive int or None, got {every!r}")
+        self.directory, self.every, self.best, self.resumable = Path(directory), every, best, resumable
+        self.next_save, self.best_return, self.saved = every, float("-inf"), []
+
+    def path(self, run, name: str) -> Path:
+        return self.directory / f"{name}{'.pt' if run.agent.framework == 'torch' else '.keras'}"
+
+    def on_burst(self, run, metrics: dict[str, float]) -> None:
+        # after an update, never in the middle of one (an on-policy rollout): a resumable state is whole here
+        if self.every is not None and run.step >= self.next_save:
+            while self.next_save <= run.step:
+                self.next_save += self.every
+            self.saved.append(run.agent.save(self.path(run, f"step_{run.step}"), resumable=self.resumable))
+
+    def on_evaluation(self, run, mean_return: float) -> None:
+        if self.best and mean_return > self.best_return:
+            self.best_return = mean_return
+            run.agent.save(self.path(run, "best"))
+
+
+class LogScalars(Callback):
+    """Every ``every`` environment steps, log the scalars ``fn(run)`` returns (a dict of name -> number)."""
+
+    def __init__(self, fn: Callable[..., dict[str, float]], every: int = 1_000) -> None:
+        self.fn, self.every, self.next_log = fn, every, every
+
+    def on_step(self, run) -> None:
+        if run.step >= self.next_log:
+            self.next_log += self.every
+            run.log(**self.fn(run))
+
+
+class EvaluateEvery(Callback):
+    """Every ``every`` environment steps, evaluate the greedy policy on ``env`` (default: the training env)
+    for ``episodes`` episodes and log the mean return as ``name``."""
+
+    def __init__(self, every: int, episodes: int = 10, env: str | None = None, name: str = "extra_eval_return"):
+        self.every, self.episodes, self.env, self.name = every, episodes, env, name
+        self.next_eval = every
+
+    def on_step(self, run) -> None:
+        if run.step >= self.next_eval:
+            from rlkit.evaluate import evaluate
+
+            self.next_eval += self.every
+            returns = evaluate(run.agent, self.env or run.agent.env_id, self.episodes, seed=2_000_000 + run.step)
+            run.log(**{self.name: float(returns.mean())})

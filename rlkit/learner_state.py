@@ -1,0 +1,110 @@
+"""Everything a learner needs to continue training exactly: networks (targets too), optimizers, counters.
+
+A checkpoint for acting needs the online weights only; continuing a run needs the rest too: the target
+networks (they lag the online ones), Adam's moment estimates and step counts (a fresh optimizer takes
+sign-sized first steps), the gradient-step counter (TD3's delay, hard target copies), SAC's temperature.
+Rather than a method per learner in each twin, this reads them off the learner's attributes by type, so a
+learner that adds a network or an optimizer is covered without code here: torch modules and optimizers, Keras
+models, optimizers and variables, Python counters and numpy generators. Everything becomes numpy arrays and
+plain data for :mod:`rlkit.state`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rlkit.state import generator_state, restore_generator
+
+
+def learner_state(learner) -> dict[str, Any]:
+    """The learner's training state as numpy arrays and plain data, keyed by attribute name."""
+    dump = _torch_dump if learner.framework == "torch" else _tf_dump
+    state = {}
+    for name, value in sorted(vars(learner).items()):
+        entry = dump(value)
+        if entry is None and isinstance(value, list | tuple) and value:
+            items = [dump(item) for item in value]
+            entry = None if any(item is None for item in items) else {"list": items}
+        if entry is None and isinstance(value, np.random.Generator):
+            entry = generator_state(value)
+        if entry is None and isinstance(value, int | float) and not isinstance(value, bool):
+            entry = {"number": value}
+        if entry is not None:
+            state[name] = entry
+    return state
+
+
+def load_learner_state(learner, state: dict[str, Any]) -> None:
+    """Restore what :func:`learner_state` saved into a learner built with the same config and spaces."""
+    load = _torch_load if learner.framework == "torch" else _tf_load
+    for name, entry in state.items():
+        value = getattr(learner, name)
+        if "number" in entry:
+            setattr(learner, name, entry["number"])
+        elif "__generator__" in entry:
+            restore_generator(value, entry)
+        elif "list" in entry:
+            for item, item_entry in zip(value, entry["list"], strict=True):
+                load(item, item_entry)
+        else:
+            load(value, entry)
+
+
+def _torch_dump(value) -> dict | None:
+    import torch
+
+    if isinstance(value, torch.nn.Module):
+        return {"module": {k: t.detach().cpu().numpy().copy() for k, t in value.state_dict().items()}}
+    if isinstance(value, torch.optim.Optimizer):
+        saved = value.state_dict()
+        per_param = {
+            str(index): {k: (t.detach().cpu().numpy().copy() if torch.is_tensor(t) else t) for k, t in s.items()}
+            for index, s in saved["state"].items()
+        }
+        groups = [{k: (list(v) if isinstance(v, tuple) else v) for k, v in g.items()} for g in saved["param_groups"]]
+        return {"optimizer": {"state": per_param, "param_groups": groups}}
+    if isinstance(value, torch.Tensor):
+        return {"tensor": value.detach().cpu().numpy().copy()}
+    return None
+
+
+def _torch_load(value, entry: dict) -> None:
+    import torch
+
+    if "module" in entry:
+        value.load_state_dict({k: torch.from_numpy(np.array(a)) for k, a in entry["module"].items()})
+    elif "optimizer" in entry:
+        saved = entry["optimizer"]
+        state = {
+            int(index): {k: (torch.from_numpy(np.array(v)) if isinstance(v, np.ndarray) else v) for k, v in s.items()}
+            for index, s in saved["state"].items()
+        }
+        value.load_state_dict({"state": state, "param_groups": saved["param_groups"]})
+    elif "tensor" in entry:
+        with torch.no_grad():
+            value.copy_(torch.from_numpy(np.array(entry["tensor"])))
+
+
+def _tf_dump(value) -> dict | None:
+    import keras
+    import tensorflow as tf
+
+    if isinstance(value, keras.optimizers.Optimizer):
+        return {"optimizer": [np.array(variable.numpy()) for variable in value.variables]}
+    if isinstance(value, keras.Model | keras.layers.Layer):
+        return {"model": [np.array(w) for w in value.get_weights()]}
+    if isinstance(value, tf.Variable):
+        return {"variable": np.array(value.numpy())}
+    return None
+
+
+def _tf_load(value, entry: dict) -> None:
+    if "optimizer" in entry:
+        for variable, array in zip(value.variables, entry["optimizer"], strict=True):
+            variable.assign(array)
+    elif "model" in entry:
+        value.set_weights(entry["model"])
+    elif "variable" in entry:
+        value.assign(entry["variable"])

@@ -1,0 +1,195 @@
+"""The replay loop and what plugs into it: buffer classes, callbacks, the registry, and the non-finite checks.
+
+Fast runs (a few thousand steps, small networks): they prove the loop's wiring, not learning (that is in the
+learning tests).
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import rlkit
+from rlkit.api import ALGORITHMS, Algorithm, register
+from rlkit.buffers import ReplayBuffer
+from rlkit.callbacks import Callback, EvaluateEvery, LogScalars, SaveCheckpoints, StopWhenSolved
+from rlkit.numerics import NonFiniteError
+
+pytest.importorskip("torch")
+SMALL = {"progress": False, "hidden_sizes": (16,), "eval_every": 1_000, "eval_episodes": 2}
+REPLAY = {"learning_starts": 300, "train_every": 100, "gradient_steps": 10, "batch_size": 32}
+ENVS = {"dqn": "CartPole-v1", "rainbow": "CartPole-v1", "a2c": "CartPole-v1", "ppo": "CartPole-v1",
+        "ddpg": "Pendulum-v1", "td3": "Pendulum-v1", "sac": "Pendulum-v1"}  # fmt: skip
+
+
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+@pytest.mark.parametrize("algo", sorted(ALGORITHMS))
+def test_every_algorithm_runs_a_short_smoke_test(algo, framework):
+    """A broken loop fails here in seconds, not only in the slow learning tests."""
+    pytest.importorskip("torch" if framework == "torch" else "tensorflow")
+    options = REPLAY if ALGORITHMS[algo].replay else {}
+    result = rlkit.train(algo, env=ENVS[algo], framework=framework, total_steps=2_000, **SMALL, **options)
+    assert result.steps >= 2_000 and len(result.history.series("eval_return")[1]) == 2
+    loss = "loss" if algo in ("dqn", "rainbow") else "critic_loss" if ALGORITHMS[algo].replay else "value_loss"
+    steps, values = result.history.series(loss)
+    assert len(steps) > 3 and np.isfinite(values).all()
+    if not ALGORITHMS[algo].replay:
+        assert "explained_variance" in result.history
+
+
+class CountingBuffer(ReplayBuffer):
+    """A uniform buffer that counts what it is given: proof that the loop used the class it was handed."""
+
+    added = 0
+
+    def add(self, obs, actions, rewards, next_obs, terminated, discounts=None) -> None:
+        CountingBuffer.added += len(rewards)
+        super().add(obs, actions, rewards, next_obs, terminated, discounts)
+
+
+@pytest.mark.parametrize(("algo", "env"), [("dqn", "CartPole-v1"), ("sac", "Pendulum-v1")])
+def test_the_buffer_class_is_a_parameter(algo, env):
+    CountingBuffer.added = 0
+    result = rlkit.train(algo, env=env, total_steps=600, buffer_class=CountingBuffer, **SMALL, **REPLAY)
+    # every transition, and no autoreset step (one follows each episode's end, except perhaps the last)
+    episodes = len(result.history.series("episode_return")[1])
+    assert 600 - episodes <= CountingBuffer.added <= 600 - episodes + 1
+    with pytest.raises(rlkit.RlkitError, match="ppo is on-policy and keeps no replay buffer"):
+        rlkit.train("ppo", total_steps=600, buffer_class=CountingBuffer, progress=False)
+
+
+@pytest.mark.parametrize("options", [{"prioritized": True}, {"n_step": 3}, {"prioritized": True, "n_step": 3}])
+def test_the_off_policy_family_takes_prioritized_and_n_step_replay(options):
+    result = rlkit.train("td3", env="Pendulum-v1", total_steps=1_000, **SMALL, **REPLAY, **options)
+    assert np.isfinite(result.history.series("critic_loss")[1]).all()
+
+
+class StopAt(Callback):
+    def __init__(self, step: int) -> None:
+        self.stop_step, self.seen = step, []
+
+    def on_step(self, run) -> bool:
+        self.seen.append(run.step)
+        return run.step >= self.stop_step
+
+
+@pytest.mark.parametrize(("algo", "options"), [("dqn", REPLAY), ("ppo", {})])
+def test_a_callback_can_stop_training_and_sees_every_step(algo, options):
+    stop = StopAt(1_500)
+    result = rlkit.train(algo, total_steps=5_000, callbacks=[stop], **SMALL, **options)
+    per_step = 1 if algo == "dqn" else rlkit.api.config_class(algo)().num_envs
+    assert stop.seen[:3] == [per_step, 2 * per_step, 3 * per_step]
+    assert result.steps == stop.seen[-1] and 1_500 <= result.steps < 1_500 + 1_100
+
+
+def test_stop_when_solved_callback_stops_at_the_threshold_given():
+    result = rlkit.train("dqn", total_steps=5_000, callbacks=[StopWhenSolved(threshold=0.0)], **SMALL, **REPLAY)
+    assert result.steps == 1_000  # the first evaluation returns more than 0
+
+
+def test_checkpoints_every_n_steps_and_the_best_one_and_the_last_agent_returned(tmp_path):
+    saver = SaveCheckpoints(tmp_path, every=1_000, best=True)
+    scalars = LogScalars(lambda run: {"buffer_fill": run.step / run.total_steps}, every=500)
+    extra = EvaluateEvery(1_000, episodes=1, name="probe_return")
+    result = rlkit.train("dqn", total_steps=3_000, callbacks=[saver, scalars, extra], **SMALL, **REPLAY)
+    assert sorted(p.name for p in tmp_path.glob("step_*.pt")) == ["step_1000.pt", "step_2000.pt", "step_3000.pt"]
+    best = rlkit.load(tmp_path / "best.pt")
+    evals = result.history.series("eval_return")[1]
+    assert saver.best_return == evals.max()
+    last = rlkit.load(tmp_path / "step_3000.pt")
+    for a, b in zip(last.get_weights(), result.agent.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)  # the returned agent is the last one
+    assert best.get_weights()[0].shape == result.agent.get_weights()[0].shape
+    np.testing.assert_allclose(result.history.series("buffer_fill")[1], [1 / 6, 2 / 6, 3 / 6, 4 / 6, 5 / 6, 1.0])
+    assert len(result.history.series("probe_return")[1]) == 3
+
+
+def test_an_object_without_hooks_is_refused():
+    with pytest.raises(rlkit.RlkitError, match="has none of the hooks"):
+        rlkit.train("dqn", total_steps=500, callbacks=[object()], **SMALL, **REPLAY)
+
+
+def test_a_new_algorithm_is_registered_by_name():
+    register("dqn-again", Algorithm("rlkit.algos.dqn", "DQNAgent", "DQNConfig", replay=True))
+    try:
+        result = rlkit.train("dqn-again", total_steps=600, **SMALL, **REPLAY)
+        assert result.algo == "dqn"
+    finally:
+        del ALGORITHMS["dqn-again"]
+    with pytest.raises(rlkit.RlkitError, match="lower-case letters"):
+        register("Bad Name", ALGORITHMS["dqn"])
+
+
+class BreaksAt(gym.Wrapper):
+    """Returns a NaN reward (or observation) at one step of each environment's life."""
+
+    def __init__(self, env, at: int, field: str) -> None:
+        super().__init__(env)
+        self.at, self.field, self.steps = at, field, 0
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.steps += 1
+        if self.steps == self.at:
+            if self.field == "rewards":
+                reward = float("nan")
+            else:
+                obs = np.full_like(obs, np.inf)
+        return obs, reward, terminated, truncated, info
+
+
+@pytest.fixture
+def broken_cartpole():
+    from gymnasium.envs.registration import register as gym_register
+
+    for field in ("rewards", "next_obs"):
+        gym_register(
+            id=f"rlkit-tests/BrokenCartPole-{field}-v0",
+            entry_point=lambda field=field, **kwargs: BreaksAt(gym.make("CartPole-v1", **kwargs), 150, field),
+            max_episode_steps=500,
+        )
+    yield
+    for field in ("rewards", "next_obs"):
+        gym.registry.pop(f"rlkit-tests/BrokenCartPole-{field}-v0")
+
+
+@pytest.mark.parametrize("field", ["rewards", "next_obs"])
+@pytest.mark.parametrize("algo", ["dqn", "ppo"])
+def test_a_nan_from_the_environment_stops_the_run_naming_field_and_step(algo, field, broken_cartpole):
+    options = REPLAY if algo == "dqn" else {}
+    with pytest.raises(
+        NonFiniteError, match=rf"non-finite {field if algo == 'dqn' else field.replace('next_', '')}"
+    ) as error:
+        rlkit.train(algo, env=f"rlkit-tests/BrokenCartPole-{field}-v0", total_steps=3_000, **SMALL, **options)
+    message = str(error.value)
+    assert "environment step" in message and "the environment returned a NaN or infinite" in message
+
+
+@pytest.mark.parametrize(
+    ("algo", "env", "options"),
+    [("dqn", "CartPole-v1", REPLAY), ("sac", "Pendulum-v1", REPLAY), ("a2c", "CartPole-v1", {})],
+)
+def test_an_update_that_diverges_stops_the_run_with_the_likely_cause(algo, env, options):
+    rate = {"learning_rate": 1e30} if algo != "sac" else {"actor_lr": 1e30, "critic_lr": 1e30}
+    with pytest.raises(NonFiniteError, match="the update diverged: a learning rate too high"):
+        rlkit.train(
+            algo, env=env, total_steps=3_000, **SMALL, **options, **rate, max_grad_norm=None
+        ) if algo == "dqn" else rlkit.train(algo, env=env, total_steps=3_000, **SMALL, **options, **rate)
+
+
+def test_a_discrete_environment_is_refused_with_a_pointer():
+    with pytest.raises(rlkit.RlkitError, match="continuous .*use dqn, ppo or a2c"):
+        rlkit.train("sac", env="CartPole-v1", progress=False)
+
+
+@pytest.mark.parametrize(("algo", "env"), [("dqn", "CartPole-v1"), ("sac", "Pendulum-v1")])
+def test_several_environments_step_together_in_the_replay_loop(algo, env):
+    """num_envs > 1: steps count every environment, each valid transition of each one is stored."""
+    CountingBuffer.added = 0
+    result = rlkit.train(algo, env=env, total_steps=800, num_envs=4, buffer_class=CountingBuffer, **SMALL, **REPLAY)
+    assert result.steps == 800
+    episodes = len(result.history.series("episode_return")[1]) if "episode_return" in result.history else 0
+    assert 800 - episodes <= CountingBuffer.added <= 800
+    steps = result.history.series("critic_loss" if algo == "sac" else "loss")[0]
+    assert all(step % 4 == 0 for step in steps)
