@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlkit.callbacks import Callback
+from rlkit.numerics import NonFiniteError
+
 #: name -> (optimiser, clip the global gradient norm at rlkit's max_grad_norm)
 SETTINGS: dict[str, tuple[str, bool]] = {
     "SGD, no clipping": ("sgd", False),
@@ -80,6 +83,13 @@ def a2c_agent_class(reduction: str, optimizer: str) -> type:
     return Agent
 
 
+class KeepRun(Callback):
+    """Keeps a reference to the run, so its history and agent can be read even after it stopped with an error."""
+
+    def on_start(self, run) -> None:
+        self.run = run
+
+
 def train_reduction(
     reduction: str,
     optimizer: str,
@@ -91,8 +101,9 @@ def train_reduction(
     """One A2C run on CartPole-v1 at rlkit's defaults, but for the reduction, optimiser and clipping.
 
     ``learning_rate`` defaults to rlkit's (1e-3) for Adam and to :data:`SGD_LEARNING_RATE` for SGD. Returns
-    the training returns, the last 20 episodes' mean return, whether every loss and weight stayed finite, and
-    the gradient norms the optimiser was given.
+    the training returns, the last 20 episodes' mean return, whether every loss and weight stayed finite (a
+    run whose update turns non-finite is stopped there by rlkit: ``stopped_at`` is that step), and the
+    gradient norms the optimiser was given.
     """
     from rlkit.algos.a2c import A2CConfig
     from rlkit.algos.actor_critic.agent import train_agent
@@ -100,18 +111,22 @@ def train_reduction(
     lr = learning_rate or (SGD_LEARNING_RATE if optimizer == "sgd" else A2CConfig().learning_rate)
     config = A2CConfig.for_env("CartPole-v1", learning_rate=lr, max_grad_norm=0.5 if clip else float("inf"))
     agent_class = a2c_agent_class(reduction, optimizer)
-    result = train_agent(agent_class, "CartPole-v1", "torch", seed, total_steps, config, progress=False)
-    steps, returns = result.history.series("episode_return")
-    finite = (
-        all(np.isfinite(w).all() for w in result.agent.learner.get_weights())
-        and np.isfinite(result.history.series("loss")[1]).all()
-    )
-    norms = np.asarray(result.agent.learner.optimizer.grad_norms)
+    watch = KeepRun()
+    try:  # a diverging run stops at its first non-finite loss or weight (rlkit.numerics) ...
+        train_agent(agent_class, "CartPole-v1", "torch", seed, total_steps, config, progress=False, callbacks=[watch])
+        finite = True
+    except NonFiniteError:  # ... and what it did until then is still in the callback's view of the run
+        finite = False
+    history, learner = watch.run.history, watch.run.agent.learner
+    steps, returns = history.series("episode_return")
+    finite = finite and all(np.isfinite(w).all() for w in learner.get_weights())
+    norms = np.asarray(learner.optimizer.grad_norms)
     return {
         "steps": steps,
         "returns": returns,
         "final_return": float(returns[-20:].mean()) if len(returns) else float("nan"),
         "finite": bool(finite),
+        "stopped_at": watch.run.step,
         # the gradient norm each step used (after clipping), and the share of steps the clip shortened
         "median_grad_norm": float(np.nanmedian(norms)) if np.isfinite(norms).any() else float("inf"),
         "clipped_fraction": float(np.mean(norms >= config.max_grad_norm * (1 - 1e-4))),
