@@ -49,7 +49,7 @@ class ActorCriticLearner:
         self.contract = actor_critic_contract(self.name, obs_dim, discrete, action_dim)
         self.actor = build_mlp(obs_dim, action_dim, config.hidden_sizes)
         self.critic = build_mlp(obs_dim, 1, config.hidden_sizes)
-        # differs: the log std lives in a Keras model with both networks, so Keras' formats save it too
+        # the log std lives in a model with both networks, so a checkpoint is that model's weights
         self.model = ActorCriticModel(self.actor, self.critic, 0 if discrete else action_dim)
         self.log_std = self.model.log_std
         self.set_weights(initial_weights(obs_dim, action_dim, discrete, config, seed))  # same as torch's
@@ -189,7 +189,6 @@ def sample_std(x):
     return tf.sqrt(tf.reduce_sum((x - tf.reduce_mean(x)) ** 2) / (n - 1.0))
 
 
-# differs: Keras saves one Model; the torch learner saves its modules' state_dicts
 @keras.saving.register_keras_serializable("rlkit")
 class ActorCriticModel(keras.Model):
     """Actor, critic and the Gaussian policy's log std (``log_std_size`` 0 for discrete actions) in one model."""

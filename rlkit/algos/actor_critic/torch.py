@@ -49,7 +49,9 @@ class ActorCriticLearner:
         self.contract = actor_critic_contract(self.name, obs_dim, discrete, action_dim)
         self.actor = build_mlp(obs_dim, action_dim, config.hidden_sizes)
         self.critic = build_mlp(obs_dim, 1, config.hidden_sizes)
-        self.log_std = None if discrete else nn.Parameter(torch.full((action_dim,), config.log_std_init))
+        # the log std lives in a model with both networks, so a checkpoint is that model's state_dict
+        self.model = ActorCriticModel(self.actor, self.critic, 0 if discrete else action_dim)
+        self.log_std = self.model.log_std
         self.set_weights(initial_weights(obs_dim, action_dim, discrete, config, seed))  # same as tf's
         # differs: Keras' own Adam places epsilon differently; tf.py uses TorchAdam, this formula (keras_adam.py)
         self.optimizer = torch.optim.Adam(self.parameters(), lr=config.learning_rate, eps=1e-8)
@@ -171,10 +173,20 @@ class ActorCriticLearner:
                 param.copy_(torch.as_tensor(value.T if value.ndim == 2 else value))
 
     def save(self, path: str | Path, meta: dict) -> None:
-        """A ``.pt`` file with the weights and rlkit's metadata (loads with ``weights_only=True``)."""
-        state = {f"w{i}": torch.as_tensor(w) for i, w in enumerate(self.get_weights())}
-        write_torch_checkpoint(path, meta, state)
+        """A ``.pt`` file with the model's state_dict and rlkit's metadata (loads with ``weights_only=True``)."""
+        write_torch_checkpoint(path, meta, self.model.state_dict())
 
     def load(self, path: str | Path) -> None:
-        state = read_torch_checkpoint(path)[1]
-        self.set_weights([state[f"w{i}"].numpy() for i in range(len(state))])
+        self.model.load_state_dict(read_torch_checkpoint(path)[1])
+
+
+class ActorCriticModel(nn.Module):
+    """Actor, critic and the Gaussian policy's log std (``log_std_size`` 0 for discrete actions) in one model."""
+
+    def __init__(self, actor: nn.Module, critic: nn.Module, log_std_size: int = 0) -> None:
+        super().__init__()
+        self.actor, self.critic, self.log_std_size = actor, critic, log_std_size
+        self.log_std = nn.Parameter(torch.zeros(log_std_size)) if log_std_size else None
+
+    def forward(self, obs):
+        return self.actor(obs), self.critic(obs)
