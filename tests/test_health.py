@@ -22,3 +22,13 @@ def test_health_signals():
     assert signals == {"q_std": pytest.approx(np.std(q)), "action_entropy": pytest.approx(np.log(2)),
                        "td_error_median": 2.0}  # fmt: skip
     assert "td_error_median" not in health_signals(q)
+
+
+def test_explained_variance_is_one_for_a_perfect_critic_zero_for_the_mean_and_nan_without_variance():
+    from rlkit.health import explained_variance
+
+    returns = np.array([1.0, 2.0, 3.0, 6.0])
+    assert explained_variance(returns, returns) == 1.0
+    assert explained_variance(np.full(4, returns.mean()), returns) == 0.0
+    assert explained_variance(-returns, returns) < 0  # worse than predicting the mean
+    assert np.isnan(explained_variance(returns, np.ones(4)))
