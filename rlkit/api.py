@@ -14,8 +14,8 @@ from pathlib import Path
 
 from rlkit.callbacks import Callback
 from rlkit.checkpoints import read_meta
-from rlkit.envs import env_name, env_source
-from rlkit.errors import CheckpointError, RlkitError, did_you_mean
+from rlkit.envs import env_name, env_source, is_registered
+from rlkit.errors import CheckpointError, RlkitError, did_you_mean, is_count
 from rlkit.result import TrainResult
 
 
@@ -95,9 +95,13 @@ def check_framework(framework: str) -> str:
     return framework
 
 
+#: The environment ``rlkit.train`` uses when none is named.
+DEFAULT_ENV = "CartPole-v1"
+
+
 def train(
     algo: str,
-    env: str = "CartPole-v1",
+    env: str = DEFAULT_ENV,
     framework: str = "torch",
     seed: int = 0,
     total_steps: int | None = None,
@@ -134,16 +138,19 @@ def train(
     if resume is not None:
         if config:
             raise RlkitError(f"a resumed run keeps its checkpoint's hyperparameters; got {', '.join(config)}")
-        source = None if isinstance(env, str) else env_source(env, env_kwargs, wrappers)
+        given = env_kwargs or wrappers or not (isinstance(env, str) and env == DEFAULT_ENV)
+        source = env_source(env, env_kwargs, wrappers) if given else None  # default: the checkpoint's own
+        if buffer_class is not None and not entry.replay:
+            raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
         options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source}
         result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
         if save is not None:
             result.agent.save(save)
         return result
     check_framework(framework)
-    if not isinstance(seed, int) or seed < 0:
+    if not is_count(seed, minimum=0):
         raise RlkitError(f"seed must be a non-negative int, got {seed!r}")
-    if total_steps is not None and (not isinstance(total_steps, int) or total_steps < 1):
+    if total_steps is not None and not is_count(total_steps):
         raise RlkitError(f"total_steps must be a positive int, got {total_steps!r}")
     if not isinstance(env, str) or env_kwargs or wrappers:
         env = env_source(env, env_kwargs, wrappers)
@@ -205,6 +212,8 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
     state = load_state(state_path)
     if env is not None:
         agent.trained_on(env)
+    elif not is_registered(agent.env_id):
+        raise RlkitError(f"'{path}' was trained on a custom environment, {agent.env_id}: pass env= to resume it")
     plan = int(state["loop"]["plan"]["value"])
     options = {"buffer_class": buffer_class} if algorithm(algo).replay else {}
     loop = agent.new_loop(int(state["seed"]), plan, **options)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from rlkit.errors import RlkitError
+from rlkit.errors import RlkitError, is_count
 
 
 class Callback:
@@ -106,7 +106,7 @@ class SaveCheckpoints(Callback):
     def __init__(
         self, directory: str | Path, every: int | None = None, best: bool = True, resumable: bool = False
     ) -> None:
-        if every is not None and (not isinstance(every, int) or every < 1):
+        if every is not None and not is_count(every):
             raise RlkitError(f"SaveCheckpoints every must be a positive int or None, got {every!r}")
         self.directory, self.every, self.best, self.resumable = Path(directory), every, best, resumable
         self.next_save, self.best_return, self.saved = every, float("-inf"), []
@@ -135,7 +135,8 @@ class LogScalars(Callback):
 
     def on_step(self, run) -> None:
         if run.step >= self.next_log:
-            self.next_log += self.every
+            while self.next_log <= run.step:  # a continued run starts past several multiples
+                self.next_log += self.every
             run.log(**self.fn(run))
 
 
@@ -151,6 +152,8 @@ class EvaluateEvery(Callback):
         if run.step >= self.next_eval:
             from rlkit.evaluate import evaluate
 
-            self.next_eval += self.every
-            returns = evaluate(run.agent, self.env or run.agent.env_id, self.episodes, seed=2_000_000 + run.step)
+            while self.next_eval <= run.step:  # a continued run starts past several multiples
+                self.next_eval += self.every
+            env = self.env or run.agent.training_env  # a custom env has no id to look up
+            returns = evaluate(run.agent, env, self.episodes, seed=2_000_000 + run.step)
             run.log(**{self.name: float(returns.mean())})

@@ -27,8 +27,8 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
         description="Train an agent. `rlkit train ALGO --help` lists every hyperparameter of ALGO.",
     )
     train.add_argument("algo", help=f"algorithm: {', '.join(sorted(ALGORITHMS))}")
-    train.add_argument("--env", default="CartPole-v1", help="gymnasium environment id (default CartPole-v1)")
-    train.add_argument("--framework", default="torch", help="torch or tf (default torch)")
+    train.add_argument("--env", default=None, help="gymnasium environment id (default: --config's, or CartPole-v1)")
+    train.add_argument("--framework", default=None, help="torch or tf (default: --config's, or torch)")
     train.add_argument("--seed", type=int, default=None, help="random seed (default 0)")
     train.add_argument("--steps", type=int, default=None, help="environment steps (default: enough to solve)")
     train.add_argument("--logdir", default=None, help="write TensorBoard events, config.yaml and history.json here")
@@ -71,18 +71,28 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     return parser
 
 
+#: Options of ``rlkit train`` that take a value (skipped when looking for the algorithm's name).
+TRAIN_OPTIONS_WITH_VALUES = {"--env", "--framework", "--seed", "--steps", "--logdir", "--save", "--config", "--resume"}
+
+
 def train_target(argv: list[str]) -> tuple[str | None, str | None]:
     """The algorithm and environment a ``train`` command line names, read before parsing it in full: the
     hyperparameter flags (and their defaults in ``--help``) depend on them."""
     if not argv or argv[0] != "train":
         return None, None
-    algo = next((arg for arg in argv[1:] if not arg.startswith("-")), None)
-    env_id = None
-    for index, arg in enumerate(argv):
-        if arg == "--env" and index + 1 < len(argv):
-            env_id = argv[index + 1]
-        elif arg.startswith("--env="):
+    algo, env_id, index = None, None, 1
+    while index < len(argv):
+        arg = argv[index]
+        if arg in TRAIN_OPTIONS_WITH_VALUES:
+            if arg == "--env" and index + 1 < len(argv):
+                env_id = argv[index + 1]
+            index += 2
+            continue
+        if arg.startswith("--env="):
             env_id = arg.partition("=")[2]
+        elif not arg.startswith("-") and algo is None:
+            algo = arg
+        index += 1
     return algo, env_id
 
 
@@ -108,16 +118,20 @@ def run(args: argparse.Namespace) -> int:
         from rlkit.hyperparams import field_types, load_yaml
 
         settings = load_yaml(args.config, args.env, args.algo) if args.config else {}
-        # typed flags that were given (the others are absent from args), then --set, override the file
+        # what the command line names wins over the file; what neither names takes rlkit's default
+        run = {key: settings.pop(key, None) for key in ("env", "framework", "seed", "total_steps")}
         flags = {name: getattr(args, name) for name in field_types(config_class(args.algo)) if hasattr(args, name)}
-        settings.update({**flags, **parse_settings(args.set)})
-        file_steps, file_seed = settings.pop("total_steps", None), settings.pop("seed", 0)
-        total_steps = file_steps if args.steps is None else args.steps
-        seed = file_seed if args.seed is None else args.seed
+        typed = parse_settings(args.set)
+        for name in set(flags) & set(typed):
+            if flags[name] != typed[name]:
+                raise RlkitError(f"{name} is set twice, to {flags[name]!r} by its flag and {typed[name]!r} by --set")
+        settings.update({**flags, **typed})
+        total_steps = run["total_steps"] if args.steps is None else args.steps
+        seed = (run["seed"] or 0) if args.seed is None else args.seed
         result = rlkit.train(
             args.algo,
-            env=args.env,
-            framework=args.framework,
+            env=args.env or run["env"] or "CartPole-v1",
+            framework=args.framework or run["framework"] or "torch",
             seed=seed,
             total_steps=total_steps,
             logdir=args.logdir,

@@ -92,7 +92,7 @@ def env_source(
                     f"evaluation) but it cannot be deep-copied ({exc}): pass a callable that builds one instead"
                 ) from None
 
-        probe = copy.deepcopy(env) if _copyable(env) else env
+        probe = copy.deepcopy(env) if _copyable(env) else None  # never step or close the user's instance
         name, registered = _name_of(env), False
         threshold = _spec_threshold(env)
     elif callable(env):
@@ -111,12 +111,14 @@ def env_source(
             f"env must be a gymnasium id such as 'CartPole-v1', a gymnasium.Env, or a callable returning one; "
             f"got {type(env).__name__}"
         )
-    for wrapper in wrappers:
-        probe = wrapper(probe)
-    check_spaces(probe.observation_space, probe.action_space, name)  # first: the more useful message
-    if not registered:
-        check_with_gymnasium(probe, name)
-    if probe is not env:
+    if probe is None:  # an instance that cannot be copied: its spaces are checked, it is not stepped here
+        check_spaces(env.observation_space, env.action_space, name)
+    else:  # a copy of our own: wrapped as every copy will be, checked, stepped by gymnasium's checker, closed
+        for wrapper in wrappers:
+            probe = wrapper(probe)
+        check_spaces(probe.observation_space, probe.action_space, name)  # first: the more useful message
+        if not registered:
+            check_with_gymnasium(probe, name)
         probe.close()
     if wrappers:
         bare = build
@@ -220,6 +222,15 @@ def make_vec_env(env_id, num_envs: int = 1, seed: int | None = None, **kwargs) -
     if seed is not None:
         envs.action_space.seed(seed)
     return envs
+
+
+def is_registered(env_id: str) -> bool:
+    """Whether gymnasium knows ``env_id`` (a custom environment's class name is no id)."""
+    try:
+        gym.spec(env_id)
+    except gym.error.Error:
+        return False
+    return True
 
 
 def env_name(env) -> str:

@@ -7,6 +7,7 @@ print one clear line instead of a traceback, and library users can catch one typ
 from __future__ import annotations
 
 import difflib
+import numbers
 from collections.abc import Iterable
 
 
@@ -26,3 +27,8 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """Return ``" Did you mean 'x'?"`` for the closest choice, or ``""`` when nothing is close."""
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
     return f" Did you mean '{close[0]}'?" if close else ""
+
+
+def is_count(value, minimum: int = 1) -> bool:
+    """Whether ``value`` is an integer (Python's or numpy's, not a bool) of at least ``minimum``."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= minimum

@@ -108,7 +108,10 @@ def coerce(value: Any, annotation: Any, name: str, owner: str) -> Any:
         if not isinstance(value, list | tuple):
             raise refuse()
         (item,) = {arg for arg in typing.get_args(annotation) if arg is not Ellipsis}
-        return tuple(coerce(v, item, name, owner) for v in value)
+        try:
+            return tuple(coerce(v, item, name, owner) for v in value)
+        except RlkitError:
+            raise refuse() from None
     is_bool = isinstance(value, bool | np.bool_)
     if annotation is bool:
         if is_bool:
@@ -187,13 +190,15 @@ def add_config_arguments(parser: argparse.ArgumentParser, config_class: type, en
             )
 
 
-def load_yaml(path: str | Path, env_id: str, algo: str | None = None) -> dict[str, Any]:
+def load_yaml(path: str | Path, env_id: str | None = None, algo: str | None = None) -> dict[str, Any]:
     """Settings from a YAML file: a flat mapping, or the RL-Zoo layout keyed by environment id.
 
-    In the RL-Zoo layout (every value a mapping: no hyperparameter is one) the entry for ``env_id`` is used;
-    the zoo's ``n_timesteps`` becomes ``total_steps`` and ``policy`` is ignored. A ``config.yaml`` that rlkit
-    wrote for a run reads back as it was: its ``algo``, ``env`` and ``framework`` are checked against the
-    command's, not passed on as hyperparameters.
+    In the RL-Zoo layout (every value a mapping: no hyperparameter is one) the entry for ``env_id`` is used
+    (default CartPole-v1); the zoo's ``n_timesteps`` becomes ``total_steps`` and ``policy`` is ignored. A
+    ``config.yaml`` that rlkit wrote for a run reads back as it was: its ``algo`` must be the command's, and
+    its ``env``, ``framework``, ``seed`` and ``total_steps`` come back under those keys for the caller to use
+    where the command line names none. Numbers are read as YAML 1.2 reads them (``3e-4`` is a float, where
+    YAML 1.1 would make it a string).
     """
     import yaml
 
@@ -201,23 +206,44 @@ def load_yaml(path: str | Path, env_id: str, algo: str | None = None) -> dict[st
     if not path.is_file():
         raise RlkitError(f"hyperparameter file '{path}' does not exist")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_yaml12_loader()) or {}
     except yaml.YAMLError as exc:
         raise RlkitError(f"'{path}' is not valid YAML: {exc}") from None
     if not isinstance(data, dict):
         raise RlkitError(f"'{path}' must hold a mapping of hyperparameters, not {type(data).__name__}")
     if data and all(isinstance(value, dict) for value in data.values()):
-        if env_id not in data:
-            raise RlkitError(f"'{path}' has settings for {', '.join(map(str, data))}, not for {env_id}")
-        data = dict(data[env_id])
+        wanted = env_id or "CartPole-v1"
+        if wanted not in data:
+            raise RlkitError(f"'{path}' has settings for {', '.join(map(str, data))}, not for {wanted}")
+        data = dict(data[wanted])
     data.pop("policy", None)
     if "n_timesteps" in data:
-        data["total_steps"] = int(float(data.pop("n_timesteps")))
-    for key, expected in (("algo", algo), ("env", env_id), ("framework", None)):
-        value = data.pop(key, None)
-        if value is not None and expected is not None and str(value).lower() != expected.lower():
-            raise RlkitError(f"'{path}' was written for {key} {value!r}, not {expected!r}")
+        try:
+            data["total_steps"] = int(float(data.pop("n_timesteps")))
+        except (TypeError, ValueError):
+            raise RlkitError(f"'{path}': n_timesteps must be a number of environment steps") from None
+    written_for = data.pop("algo", None)
+    if written_for is not None and algo is not None and str(written_for).lower() != algo.lower():
+        raise RlkitError(f"'{path}' was written for algo {written_for!r}, not {algo!r}")
     return data
+
+
+@cache
+def _yaml12_loader():
+    """PyYAML's safe loader with YAML 1.2's float rule: ``1e-3`` and ``3E5`` are numbers, not strings."""
+    import re as regex
+
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        regex.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+        list("-+0123456789."),
+    )
+    return Loader
 
 
 def dump_yaml(settings: dict[str, Any]) -> str:

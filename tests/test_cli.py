@@ -137,3 +137,24 @@ def test_typed_flags_yaml_files_and_the_written_config_agree(tmp_path):
     events.Reload()
     (note,) = events.Tensors("config")
     assert b"| gamma | `0.9` |" in note.tensor_proto.string_val[0]
+
+
+def test_options_before_the_algorithm_a_tf_config_and_flags_named_twice(tmp_path, capsys):
+    from rlkit.cli import main, train_target
+
+    assert train_target(["train", "--env", "Acrobot-v1", "--framework", "tf", "dqn", "--gamma", "0.9"]) == (
+        "dqn",
+        "Acrobot-v1",
+    )
+    with pytest.raises(SystemExit):
+        main(["train", "--env", "Acrobot-v1", "dqn", "--help"])
+    assert "--gamma FLOAT" in capsys.readouterr().out
+    assert main(["train", "dqn", "--gamma", "0.9", "--set", "gamma=0.8"]) == 2
+    assert "gamma is set twice, to 0.9 by its flag and 0.8 by --set" in capsys.readouterr().err
+    (tmp_path / "config.yaml").write_text(
+        "algo: dqn\nenv: Acrobot-v1\nframework: tf\nseed: 2\ntotal_steps: 300\nlearning_starts: 200\n"
+        "eval_every: 300\neval_episodes: 1\nhidden_sizes: [8]\n"
+    )
+    trained = rlkit_cli("train", "dqn", "--config", "config.yaml", "--quiet", cwd=tmp_path)
+    assert trained.returncode == 0, trained.stderr
+    assert "dqn tf on Acrobot-v1, seed 2: 300 steps" in trained.stdout  # the file's run settings, not defaults

@@ -30,6 +30,7 @@ def test_lossless_conversions_are_made():
         ({"batch_size": 64.5}, "batch_size must be int, got 64.5 (float)"),
         ({"double": 1}, "double must be bool, got 1 (int)"),
         ({"hidden_sizes": 64}, "hidden_sizes must be tuple of int, got 64 (int)"),
+        ({"hidden_sizes": (64.5,)}, "hidden_sizes must be tuple of int, got (64.5,) (tuple)"),
         ({"max_grad_norm": "10"}, "max_grad_norm must be float or None, got '10' (str)"),
         ({"target_update": 3}, "target_update must be str, got 3 (int)"),
     ],
@@ -58,10 +59,20 @@ def test_yaml_flat_zoo_and_rlkit_layouts(tmp_path):
     with pytest.raises(RlkitError, match="has settings for CartPole-v1, Acrobot-v1, not for Pendulum-v1"):
         load_yaml(zoo, "Pendulum-v1")
     written = tmp_path / "config.yaml"
-    written.write_text("algo: dqn\nenv: CartPole-v1\nframework: tf\ngamma: 0.9\n")
-    assert load_yaml(written, "CartPole-v1", "dqn") == {"gamma": 0.9}
-    with pytest.raises(RlkitError, match="written for env 'CartPole-v1', not 'Acrobot-v1'"):
-        load_yaml(written, "Acrobot-v1", "dqn")
+    written.write_text("algo: dqn\nenv: Acrobot-v1\nframework: tf\ngamma: 0.9\nlearning_rate: 3e-4\n")
+    # the run's own keys come back for the command line to use where it names none; 3e-4 is a number
+    assert load_yaml(written, None, "dqn") == {
+        "env": "Acrobot-v1",
+        "framework": "tf",
+        "gamma": 0.9,
+        "learning_rate": 3e-4,
+    }
+    with pytest.raises(RlkitError, match="written for algo 'dqn', not 'ppo'"):
+        load_yaml(written, None, "ppo")
+    zoo_text = tmp_path / "bad_zoo.yaml"
+    zoo_text.write_text("CartPole-v1:\n  n_timesteps: lots\n")
+    with pytest.raises(RlkitError, match="n_timesteps must be a number"):
+        load_yaml(zoo_text)
     bad = tmp_path / "bad.yaml"
     bad.write_text("- a list\n")
     with pytest.raises(RlkitError, match="must hold a mapping"):

@@ -61,8 +61,18 @@ def test_the_buffer_class_is_a_parameter(algo, env):
 
 @pytest.mark.parametrize("options", [{"prioritized": True}, {"n_step": 3}, {"prioritized": True, "n_step": 3}])
 def test_the_off_policy_family_takes_prioritized_and_n_step_replay(options):
+    from rlkit.buffers import PrioritizedReplayBuffer
+
     result = rlkit.train("td3", env="Pendulum-v1", total_steps=1_000, **SMALL, **REPLAY, **options)
     assert np.isfinite(result.history.series("critic_loss")[1]).all()
+    buffer = result.agent.loop.buffer
+    assert isinstance(buffer, PrioritizedReplayBuffer) == options.get("prioritized", False)
+    if options.get("prioritized"):  # the burst's |TD errors| came back: priorities are no longer all equal
+        stored = buffer.tree.priorities(np.arange(len(buffer)))
+        assert stored.min() < stored.max()
+    gamma = result.agent.config.gamma
+    discounts = np.unique(buffer.discounts[: len(buffer)].round(6))
+    assert np.isclose(discounts.min(), gamma ** options.get("n_step", 1))  # full windows; shorter at time limits
 
 
 class StopAt(Callback):
@@ -95,8 +105,11 @@ def test_checkpoints_every_n_steps_and_the_best_one_and_the_last_agent_returned(
     result = rlkit.train("dqn", total_steps=3_000, callbacks=[saver, scalars, extra], **SMALL, **REPLAY)
     assert sorted(p.name for p in tmp_path.glob("step_*.pt")) == ["step_1000.pt", "step_2000.pt", "step_3000.pt"]
     best = rlkit.load(tmp_path / "best.pt")
-    evals = result.history.series("eval_return")[1]
+    steps, evals = result.history.series("eval_return")
     assert saver.best_return == evals.max()
+    best_step = rlkit.load(tmp_path / f"step_{steps[evals.argmax()]}.pt")  # evaluated right after that save
+    for a, b in zip(best.get_weights(), best_step.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
     last = rlkit.load(tmp_path / "step_3000.pt")
     for a, b in zip(last.get_weights(), result.agent.get_weights(), strict=True):
         np.testing.assert_array_equal(a, b)  # the returned agent is the last one

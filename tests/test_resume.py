@@ -20,7 +20,10 @@ RUNS = {  # algorithm -> (environment, total steps, settings): small, but past w
     "dqn": ("CartPole-v1", 2_000, {"learning_starts": 200, "train_every": 100, "gradient_steps": 20}),
     "ppo": ("CartPole-v1", 4_096, {}),
     "sac": ("Pendulum-v1", 1_000, {"learning_starts": 200, "train_every": 100, "gradient_steps": 20}),
-}
+    # an Ornstein-Uhlenbeck process carries its state from step to step: it must come back too
+    "ddpg": ("Pendulum-v1", 1_000, {"learning_starts": 200, "train_every": 100, "gradient_steps": 20,
+                                    "exploration": "ou"}),
+}  # fmt: skip
 QUIET = {"progress": False, "eval_episodes": 2}
 ROOT = str(Path(__file__).resolve().parents[1])  # the command line must run this checkout's rlkit
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from rlkit import __version__
-from rlkit.errors import RlkitError
+from rlkit.errors import RlkitError, is_count
 from rlkit.logger import History
 
 
@@ -86,19 +86,41 @@ class Agent:
         logdir: str | Path | None = None,
         stop_when_solved: bool = False,
         seed: int = 0,
+        env=None,
     ):
         """Train for ``steps`` more environment steps and return the :class:`~rlkit.result.TrainResult`.
 
         An agent returned by ``rlkit.train`` (or restored with ``rlkit.train(resume=...)``) goes on from
         exactly where its run stopped: buffer, optimizer, schedules, environments and generators. An agent
-        loaded from a plain checkpoint starts a new run (seeded by ``seed``) from its weights.
+        loaded from a plain checkpoint starts a new run (seeded by ``seed``) from its weights, on ``env`` (an
+        id, instance or callable; default: the id it was trained on, which a custom environment has not).
         """
-        if not isinstance(steps, int) or steps < 1:
+        if not is_count(steps):
             raise RlkitError(f"steps must be a positive int, got {steps!r}")
         from rlkit.algos import training
+        from rlkit.envs import env_source, is_registered
 
+        if self.loop is None:
+            if env is not None:
+                self.trained_on(env_source(env))
+            elif isinstance(self.training_env, str) and not is_registered(self.training_env):
+                raise RlkitError(
+                    f"this agent was trained on a custom environment, {self.training_env}: pass env= (the "
+                    "environment, its class or a callable) to train it further"
+                )
+        elif env is not None:
+            raise RlkitError("a run in progress goes on in its own environments: env= applies to a new run")
         loop = self.loop if self.loop is not None else self.new_loop(seed, steps)
         return training.drive(loop, loop.target(steps), logdir, progress, stop_when_solved, callbacks)
+
+    def close(self) -> None:
+        """End the run in progress: close its environments (a simulator's windows or processes) and forget it.
+
+        Training leaves them open so that :meth:`learn` can go on; the agent still acts and saves after this.
+        """
+        if self.loop is not None:
+            self.loop.envs.close()
+            self.loop = None
 
     def new_loop(self, seed: int, plan: int):
         """A fresh training loop around this agent (its weights as they are)."""

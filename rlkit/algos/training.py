@@ -71,7 +71,8 @@ class Evaluations:
 
     def run(self, step: int) -> bool:
         """Evaluate now; returns True when this evaluation is the first to reach the solve threshold."""
-        self.next_step += self.config.eval_every
+        while self.next_step <= step:  # the next multiple of eval_every (an extra evaluation at a run's end
+            self.next_step += self.config.eval_every  # must not push the schedule of a continued run)
         eval_seed = 1_000_000 + 1_000 * self.seed + step  # new episodes each time, never the training ones
         returns = evaluate(self.agent, self.agent.training_env, self.config.eval_episodes, seed=eval_seed)
         mean_return = float(returns.mean())
@@ -195,6 +196,7 @@ def drive(loop: Loop, until: int, logdir, progress: bool, stop_when_solved: bool
     loop.evaluations.bind(logger)
     record_settings(logger, agent, loop.seed)
     hooks = CallbackList(callbacks, Run(agent, logger, loop.evaluations, until))
+    hooks.run.step = loop.step  # a continued run starts where it stopped
     try:
         hooks.on_start()
         stopped = False

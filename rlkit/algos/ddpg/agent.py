@@ -24,8 +24,11 @@ class DDPGAgent(off_policy.OffPolicyAgent):
     noise = None
 
     def begin_exploration(self, num_envs: int, rng: np.random.Generator) -> None:
+        """Build the noise process, unless one of the right shape exists: a continued or resumed run keeps its
+        OU state (rebuilding it would restart the process at zero)."""
         config = self.config
-        self.noise = make_noise(config.exploration, config.exploration_noise, (num_envs, self.action_dim), rng)
+        if self.noise is None or self.noise.shape != (num_envs, self.action_dim):
+            self.noise = make_noise(config.exploration, config.exploration_noise, (num_envs, self.action_dim), rng)
 
     def loop_state(self) -> dict:
         """The exploration noise: an OU process's state carries from step to step."""
