@@ -162,6 +162,10 @@ def train(
         _check_save_path(save, framework)
     options = {"callbacks": callbacks}
     if buffer_class is not None:
+        if not callable(buffer_class):
+            raise RlkitError(
+                f"buffer_class must be a class (or callable) with ReplayBuffer's arguments, got {buffer_class!r}"
+            )
         if not entry.replay:
             raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
         options["buffer_class"] = buffer_class
