@@ -154,7 +154,7 @@ def test_a_wrong_batch_names_the_field(rng):
 def test_n_step_discounts_importance_weights_and_priorities_agree(algo, rng):
     """With k-step discounts and PER weights in the batch, both twins take the same steps and report the same
     new priorities: the critics' mean |TD error| of every sample."""
-    torch_learner, tf_learner = twins(algo)
+    torch_learner, tf_learner = twins(algo, prioritized=True, n_step=3)
     before = torch_learner.get_weights()
     batches = burst(rng, 3, torch_learner.noise_draws)
     batches["discounts"] = (0.99 ** rng.integers(1, 4, size=batches["rewards"].shape)).astype(np.float32)
@@ -172,12 +172,18 @@ def test_discounts_and_weights_enter_the_critic_loss_as_documented(framework, rn
     """Fresh twins on one batch: weights 2 double the critic loss; discounts 0 leave targets = rewards, so the
     first critic's priorities are |Q(s, a) - r|; omitted fields mean gamma and 1."""
     batch = {k: v[0] for k, v in burst(rng, 1, 1).items()}
-    plain = twins("ddpg")[framework == "tf"].update(batch)["critic_loss"]
+    per = {"prioritized": True, "n_step": 3}  # the fields count only for the options that produce them
+
+    def fresh():
+        return twins("ddpg", **per)[framework == "tf"]
+
+    plain = fresh().update(batch)["critic_loss"]
+    assert twins("ddpg")[framework == "tf"].update(batch)["critic_loss"] == pytest.approx(plain, rel=1e-6)
     explicit = {**batch, "discounts": np.full(BATCH, 0.99, np.float32), "weights": np.ones(BATCH, np.float32)}
-    assert twins("ddpg")[framework == "tf"].update(explicit)["critic_loss"] == pytest.approx(plain, rel=1e-6)
+    assert fresh().update(explicit)["critic_loss"] == pytest.approx(plain, rel=1e-6)
     doubled = {**batch, "weights": np.full(BATCH, 2.0, np.float32)}
-    assert twins("ddpg")[framework == "tf"].update(doubled)["critic_loss"] == pytest.approx(2 * plain, rel=1e-5)
-    learner = twins("ddpg")[framework == "tf"]
+    assert fresh().update(doubled)["critic_loss"] == pytest.approx(2 * plain, rel=1e-5)
+    learner = fresh()
     q = mlp_forward(learner.get_weights()[6:], np.concatenate([batch["obs"], batch["actions"]], axis=1))[:, 0]
     learner.update({**batch, "discounts": np.zeros(BATCH, np.float32)})
     np.testing.assert_allclose(learner.last_priorities[0], np.abs(q - batch["rewards"]), rtol=1e-4, atol=1e-5)

@@ -31,6 +31,7 @@ from rlkit.algos.agent_base import Agent
 from rlkit.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from rlkit.callbacks import Callback
 from rlkit.envs import make_vec_env
+from rlkit.errors import RlkitError
 from rlkit.nstep import NStepFolder
 from rlkit.numerics import check_finite_metrics, check_finite_weights, check_new_transitions
 from rlkit.result import TrainResult
@@ -77,6 +78,10 @@ class ReplayAgent(Agent):
         """Extra metrics to log after a burst (the acting copy is already refreshed)."""
         return {}
 
+    def reports_priorities(self) -> bool:
+        """Whether the learner leaves new replay priorities in ``last_priorities`` after each burst."""
+        return True
+
     def new_loop(self, seed: int, plan: int, buffer_class: type | None = None) -> ReplayLoop:
         """A fresh replay loop around this agent: new environments, an empty buffer, the weights as they are."""
         rng = seed_everything(seed)
@@ -93,6 +98,11 @@ def make_buffer(agent: ReplayAgent, config, seed: int, buffer_class: type | None
     """
     if buffer_class is None:
         buffer_class = PrioritizedReplayBuffer if config.prioritized else ReplayBuffer
+    elif hasattr(buffer_class, "update_priorities") and not agent.reports_priorities():
+        raise RlkitError(
+            f"{agent.algo.upper()} computes replay priorities only with prioritized=True: set it to use "
+            f"{getattr(buffer_class, '__name__', buffer_class)}, which samples by priority"
+        )
     is_per = isinstance(buffer_class, type) and issubclass(buffer_class, PrioritizedReplayBuffer)
     options = {"alpha": config.per_alpha} if is_per else {}  # a callable (functools.partial) gets no alpha
     shape = (agent.obs_dim,)

@@ -93,6 +93,10 @@ class OffPolicyAgent(replay.ReplayAgent):
         """TD3's smoothing noise or SAC's samples: ``noise_draws`` per transition of every batch."""
         return (gradient_steps, self.learner.noise_draws, batch_size, self.action_dim)
 
+    def reports_priorities(self) -> bool:
+        """The critics' |TD errors| are computed only with ``prioritized`` (they cost a few ops per step)."""
+        return self.config.prioritized
+
     def train_burst(self, batches: dict[str, np.ndarray], noise: np.ndarray, step: int) -> dict[str, float]:
         return self.learner.update_many({**batches, "noise": noise})
 

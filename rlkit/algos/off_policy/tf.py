@@ -183,6 +183,8 @@ class OffPolicyLearner:
         d is the transition's discount: gamma for a one-step transition, gamma^k for a k-step one (whose r
         is then the discounted sum of its k rewards).
         """
+        if self.config.n_step == 1:  # every transition's discount is gamma: one op less per gradient step
+            discounts = self.config.gamma
         next_value = self.next_value(next_obs, noise, alpha)
         targets = rewards + discounts * (1.0 - terminated) * next_value
         return tf.stop_gradient(targets)  # differs: torch computes this block under torch.no_grad()
@@ -192,10 +194,15 @@ class OffPolicyLearner:
         targets = self.td_targets(rewards, next_obs, terminated, discounts, noise, alpha)
         with tf.GradientTape() as tape:
             q_values = [q_value(critic, obs, actions) for critic in self.critics]
-            loss = tf.add_n([tf.reduce_mean(weights * (q - targets) ** 2) for q in q_values])  # weights: 1 without PER
+            if self.config.prioritized:  # importance weights correct prioritized sampling; without it they are 1
+                loss = tf.add_n([tf.reduce_mean(weights * (q - targets) ** 2) for q in q_values])
+            else:
+                loss = tf.add_n([tf.reduce_mean((q - targets) ** 2) for q in q_values])
         grads = tape.gradient(loss, self.critic_variables())  # differs: torch calls loss.backward()
         self.critic_optimizer.apply_gradients(zip(grads, self.critic_variables(), strict=True))
-        td_errors = tf.reduce_mean(tf.stack([tf.abs(q - targets) for q in q_values]), axis=0)
+        td_errors = tf.zeros(())  # priorities cost a few ops per step: computed only when prioritized
+        if self.config.prioritized:  # a Python condition: traced once, one branch in the graph
+            td_errors = tf.reduce_mean(tf.stack([tf.abs(q - targets) for q in q_values]), axis=0)
         return loss, tf.reduce_mean(q_values[0]), td_errors
 
     def next_value(self, next_obs, noise, alpha):

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from rlkit.algos.off_policy.config import (
     OffPolicyConfig,
@@ -141,6 +142,8 @@ class OffPolicyLearner:
         d is the transition's discount: gamma for a one-step transition, gamma^k for a k-step one (whose r
         is then the discounted sum of its k rewards).
         """
+        if self.config.n_step == 1:  # every transition's discount is gamma: one op less per gradient step
+            discounts = self.config.gamma
         with torch.no_grad():  # differs: TF wraps the result in tf.stop_gradient (claim C02 measures both)
             next_value = self.next_value(next_obs, noise, alpha)
             return rewards + discounts * (1.0 - terminated) * next_value
@@ -149,11 +152,16 @@ class OffPolicyLearner:
         """One Adam step on the summed, importance-weighted MSE of every critic against the shared target."""
         targets = self.td_targets(rewards, next_obs, terminated, discounts, noise, alpha)
         q_values = [q_value(critic, obs, actions) for critic in self.critics]
-        loss = sum((weights * (q - targets) ** 2).mean() for q in q_values)  # weights: 1 without PER
+        if self.config.prioritized:  # importance weights correct prioritized sampling; without it they are 1
+            loss = sum((weights * (q - targets) ** 2).mean() for q in q_values)
+        else:
+            loss = sum(F.mse_loss(q, targets) for q in q_values)
         self.critic_optimizer.zero_grad(set_to_none=True)
         loss.backward()  # differs: TF records the forward pass on a GradientTape and asks it for gradients
         self.critic_optimizer.step()
-        td_errors = torch.stack([(q - targets).abs() for q in q_values]).mean(dim=0).detach()
+        td_errors = torch.zeros(())  # priorities cost a few ops per step: computed only when prioritized
+        if self.config.prioritized:
+            td_errors = torch.stack([(q - targets).abs() for q in q_values]).mean(dim=0).detach()
         return loss.detach(), q_values[0].detach().mean(), td_errors
 
     def next_value(self, next_obs, noise, alpha):
