@@ -122,9 +122,15 @@ class Agent:
             self.loop.envs.close()
             self.loop = None
 
-    def new_loop(self, seed: int, plan: int):
-        """A fresh training loop around this agent (its weights as they are)."""
-        raise NotImplementedError
+    def new_loop(self, seed: int, plan: int, **options):
+        """A fresh run of this agent's family loop (``loop_class``): new environments seeded by ``seed``, an
+        empty buffer, the weights as they are; ``options`` go to the loop (the replay loop's buffer_class)."""
+        from rlkit.envs import make_vec_env
+        from rlkit.seeding import seed_everything
+
+        rng = seed_everything(seed)
+        envs = make_vec_env(self.training_env, self.config.num_envs, seed=seed)
+        return self.loop_class(self, envs, seed, rng, plan, **options)
 
     def checkpoint_extra(self) -> dict:
         """Algorithm-specific metadata a checkpoint needs to rebuild the agent."""

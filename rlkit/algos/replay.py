@@ -21,27 +21,23 @@ seed fixes a run in either framework.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 import numpy as np
 
 from rlkit.algos import training
 from rlkit.algos.agent_base import Agent
 from rlkit.buffers import PrioritizedReplayBuffer, ReplayBuffer
-from rlkit.callbacks import Callback
-from rlkit.envs import make_vec_env
 from rlkit.errors import RlkitError
 from rlkit.nstep import NStepFolder
 from rlkit.numerics import check_finite_metrics, check_finite_weights, check_new_transitions
-from rlkit.result import TrainResult
 from rlkit.schedules import LinearSchedule
-from rlkit.seeding import seed_everything
 from rlkit.state import object_state, restore_object
 
 
 class ReplayAgent(Agent):
-    """Base of the agents :func:`train_agent` trains; subclasses fill in the extension points below."""
+    """Base of the agents the replay loop trains; subclasses fill in the extension points below."""
+
+    #: The loop that trains this family (set below, once the class exists).
+    loop_class: type
 
     #: Shape and dtype of one stored action: () int64 for discrete actions, (action_dim,) float32 otherwise.
     action_shape: tuple[int, ...] = ()
@@ -82,12 +78,6 @@ class ReplayAgent(Agent):
         """Whether the learner leaves new replay priorities in ``last_priorities`` after each burst."""
         return True
 
-    def new_loop(self, seed: int, plan: int, buffer_class: type | None = None) -> ReplayLoop:
-        """A fresh replay loop around this agent: new environments, an empty buffer, the weights as they are."""
-        rng = seed_everything(seed)
-        envs = make_vec_env(self.training_env, self.config.num_envs, seed=seed)
-        return ReplayLoop(self, envs, seed, rng, plan, buffer_class)
-
 
 def make_buffer(agent: ReplayAgent, config, seed: int, buffer_class: type | None = None) -> ReplayBuffer:
     """The run's replay memory: ``buffer_class`` if given, else prioritized or uniform as the config says.
@@ -117,27 +107,7 @@ def is_prioritized(buffer) -> bool:
 
 def entry_point(agent_class: type[ReplayAgent], default_total_steps: dict[str, int], fallback_total_steps: int):
     """The ``train`` function of a replay-based algorithm package, with its per-environment step budgets."""
-    return training.entry_point(train_agent, agent_class, default_total_steps, fallback_total_steps)
-
-
-def train_agent(
-    agent_class: type[ReplayAgent],
-    env_id,
-    framework: str,
-    seed: int,
-    total_steps: int,
-    config,
-    logdir: str | Path | None = None,
-    progress: bool = True,
-    stop_when_solved: bool = False,
-    callbacks: Sequence[Callback] = (),
-    buffer_class: type | None = None,
-) -> TrainResult:
-    """Train a replay-based agent for ``total_steps`` environment steps; see :func:`rlkit.train`."""
-    rng = seed_everything(seed)
-    agent, envs = agent_class.make(env_id, framework, config, seed)
-    loop = ReplayLoop(agent, envs, seed, rng, total_steps, buffer_class)
-    return training.drive(loop, total_steps, logdir, progress, stop_when_solved, callbacks)
+    return training.entry_point(agent_class, default_total_steps, fallback_total_steps)
 
 
 class ReplayLoop(training.Loop):
@@ -225,3 +195,6 @@ def burst(agent: ReplayAgent, buffer, config, beta: float, rng, noise_shape, ste
     agent.refresh()
     check_finite_weights(agent, step)
     return {**metrics, **agent.after_burst(step, batches, metrics)}
+
+
+ReplayAgent.loop_class = ReplayLoop

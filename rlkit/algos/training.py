@@ -5,7 +5,6 @@ loop resumable: :class:`Loop` (its state) and :func:`drive` (running it up to a 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -226,15 +225,33 @@ def record_settings(logger: Logger, agent, seed: int) -> None:
     logger.text("config", markdown_table(settings))
 
 
-def entry_point(
-    train_agent: Callable[..., TrainResult],
+def train_agent(
     agent_class: type,
-    default_total_steps: dict[str, int],
-    fallback_total_steps: int,
-) -> Callable[..., TrainResult]:
-    """The ``train`` function of an algorithm package: ``train_agent`` (its family's loop) for ``agent_class``,
-    with the step budget of each environment and the config from ``agent_class.config_class.for_env``.
-    ``options`` (callbacks, and for the replay loop buffer_class) go to the loop as they are."""
+    env_id,
+    framework: str,
+    seed: int,
+    total_steps: int,
+    config,
+    logdir: str | Path | None = None,
+    progress: bool = True,
+    stop_when_solved: bool = False,
+    callbacks=(),
+    **loop_options,
+) -> TrainResult:
+    """Train a fresh ``agent_class`` agent in its family's loop (``agent_class.loop_class``); see
+    :func:`rlkit.train`. ``loop_options`` go to the loop (the replay loop's ``buffer_class``)."""
+    from rlkit.seeding import seed_everything
+
+    rng = seed_everything(seed)
+    agent, envs = agent_class.make(env_id, framework, config, seed)
+    loop = agent_class.loop_class(agent, envs, seed, rng, total_steps, **loop_options)
+    return drive(loop, loop.plan, logdir, progress, stop_when_solved, callbacks)
+
+
+def entry_point(agent_class: type, default_total_steps: dict[str, int], fallback_total_steps: int):
+    """The ``train`` function of an algorithm package: :func:`train_agent` for ``agent_class``, with the step
+    budget of each environment and the config from ``agent_class.config_class.for_env``. ``options``
+    (callbacks, and for the replay loop buffer_class) go to the loop as they are."""
 
     def train(
         env_id: str,

@@ -106,7 +106,7 @@ def train_reduction(
     gradient norms the optimiser was given.
     """
     from rlkit.algos.a2c import A2CConfig
-    from rlkit.algos.actor_critic.agent import train_agent
+    from rlkit.algos.training import train_agent
 
     lr = learning_rate or (SGD_LEARNING_RATE if optimizer == "sgd" else A2CConfig().learning_rate)
     config = A2CConfig.for_env("CartPole-v1", learning_rate=lr, max_grad_norm=0.5 if clip else float("inf"))

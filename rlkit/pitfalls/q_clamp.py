@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlkit.algos.replay import train_agent
 from rlkit.algos.td3 import TD3Agent, TD3Config
+from rlkit.algos.training import train_agent
 from rlkit.envs import make_env
 from rlkit.result import TrainResult
 

@@ -8,7 +8,6 @@ GAE in numpy; then hand ``epochs`` shuffled passes of minibatch indices to the l
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -18,14 +17,11 @@ from rlkit.algos import training
 from rlkit.algos.actor_critic.config import ActorCriticConfig
 from rlkit.algos.agent_base import Agent
 from rlkit.buffers import RolloutBuffer
-from rlkit.callbacks import Callback
 from rlkit.envs import env_name, make_vec_env, space_info
 from rlkit.health import explained_variance
 from rlkit.nets import mlp_forward
 from rlkit.normalize import ObservationNormalizer, RewardScaler
 from rlkit.numerics import check_finite_metrics, check_finite_weights, check_rollout
-from rlkit.result import TrainResult
-from rlkit.seeding import seed_everything
 from rlkit.state import object_state, restore_object
 
 
@@ -87,11 +83,6 @@ class ActorCriticAgent(Agent):
         actions = self.to_env(actions)
         return (int(actions[0]) if self.discrete else actions[0]) if single else actions
 
-    def new_loop(self, seed: int, plan: int) -> RolloutLoop:
-        rng = seed_everything(seed)
-        envs = make_vec_env(self.training_env, self.config.num_envs, seed=seed)
-        return RolloutLoop(self, envs, seed, rng, plan)
-
     def loop_state(self) -> dict:
         """The observation statistics keep changing while training goes on."""
         return object_state(self.obs_normalizer.stats)
@@ -135,26 +126,7 @@ def minibatch_indices(size: int, num_minibatches: int, rng: np.random.Generator)
 
 def entry_point(agent_class: type[ActorCriticAgent], default_total_steps: dict[str, int], fallback_total_steps: int):
     """The ``train`` function of an actor-critic algorithm package, with its per-environment step budgets."""
-    return training.entry_point(train_agent, agent_class, default_total_steps, fallback_total_steps)
-
-
-def train_agent(
-    agent_class: type[ActorCriticAgent],
-    env_id,
-    framework: str,
-    seed: int,
-    total_steps: int,
-    config,
-    logdir: str | Path | None = None,
-    progress: bool = True,
-    stop_when_solved: bool = False,
-    callbacks: Sequence[Callback] = (),
-) -> TrainResult:
-    """Train an actor-critic agent; see :func:`rlkit.train`."""
-    rng = seed_everything(seed)
-    agent, envs = agent_class.make(env_id, framework, config, seed)
-    loop = RolloutLoop(agent, envs, seed, rng, total_steps)
-    return training.drive(loop, loop.plan, logdir, progress, stop_when_solved, callbacks)
+    return training.entry_point(agent_class, default_total_steps, fallback_total_steps)
 
 
 class RolloutLoop(training.Loop):
@@ -234,3 +206,6 @@ class RolloutLoop(training.Loop):
     def load_state(self, state: dict) -> None:
         self.load_common_state(state)
         restore_object(self.scale_rewards, state["scale_rewards"])
+
+
+ActorCriticAgent.loop_class = RolloutLoop
