@@ -1,16 +1,26 @@
 # Two commands do all the set-up (see README.md):
 #   make book   create .venv, install everything, execute the chapters and build the HTML book
 #   make test   the full test suite (unit, equivalence, learning, notebooks, book build)
-# and `make lab` opens the chapters in JupyterLab.
+# and `make lab` opens the chapters in JupyterLab, `make browser-test` checks the executed book and every slider
+# chapter in a real browser (Debian's chromium).
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# Which torch build to install: cpu (default, from PyTorch's CPU wheel index) or cuda (PyPI's torch, which on
+# Linux is the CUDA build: `make book TORCH=cuda` on a GPU machine, in a fresh clone or after rm -rf .venv).
+TORCH  ?= cpu
+TORCH_INDEX_cpu  := --index-url https://download.pytorch.org/whl/cpu
+TORCH_INDEX_cuda :=
+TORCH_PIN := $(shell grep -o 'torch==[0-9.]*' pyproject.toml | head -1)
+ifeq ($(filter $(TORCH),cpu cuda),)
+$(error TORCH must be cpu or cuda, got '$(TORCH)')
+endif
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 export PYTHONHASHSEED ?= 0
 
-.PHONY: venv book test lab lint student clean
+.PHONY: venv book test browser-test lab lint student clean
 
 venv: $(STAMP)
 
@@ -18,6 +28,9 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "rlkit needs Python >= 3.11, found " + sys.version.split()[0])'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@# torch alone from its index, without dependencies: only this one request goes there (one retry, so an
+	@# unreachable index costs seconds), and a failed request fails here instead of falling back to PyPI's build.
+	$(BIN)/python -m pip install --quiet --retries 1 --no-deps $(TORCH_INDEX_$(TORCH)) '$(TORCH_PIN)'
 	$(BIN)/python -m pip install --quiet -e '.[all]'
 	touch $(STAMP)
 
@@ -28,6 +41,10 @@ book: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax tests notebooks
+
+# The executed book (`make book`) and every slider chapter in JupyterLab, in Debian's chromium.
+browser-test: book
+	RLKIT_BOOK_HTML=$(CURDIR)/_build/html RLKIT_ALL_SLIDERS=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests/test_browser_book.py tests/test_browser_lab.py
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
