@@ -12,6 +12,9 @@ STAMP  := $(VENV)/.installed
 # Linux is the CUDA build: `make book TORCH=cuda` on a GPU machine, in a fresh clone or after rm -rf .venv).
 TORCH  ?= cpu
 TORCH_INDEX_cpu  := --index-url https://download.pytorch.org/whl/cpu
+ifeq ($(shell uname -s),Darwin)
+TORCH_INDEX_cpu  :=  # PyPI's macOS torch is the CPU build
+endif
 TORCH_INDEX_cuda :=
 TORCH_PIN := $(shell grep -o 'torch==[0-9.]*' pyproject.toml | head -1)
 ifeq ($(filter $(TORCH),cpu cuda),)
@@ -24,12 +27,14 @@ export PYTHONHASHSEED ?= 0
 
 venv: $(STAMP)
 
+# torch is installed first, alone and without its dependencies, from TORCH_INDEX: only that one request goes
+# to the torch index (with one retry: an unreachable index costs a second, where pip's default five retries
+# per package would cost minutes over every package), and a failed request stops here instead of taking
+# PyPI's CUDA build. The second install takes everything else, torch's dependencies included, from PyPI.
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "rlkit needs Python >= 3.11, found " + sys.version.split()[0])'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	@# torch alone from its index, without dependencies: only this one request goes there (one retry, so an
-	@# unreachable index costs seconds), and a failed request fails here instead of falling back to PyPI's build.
 	$(BIN)/python -m pip install --quiet --retries 1 --no-deps $(TORCH_INDEX_$(TORCH)) '$(TORCH_PIN)'
 	$(BIN)/python -m pip install --quiet -e '.[all]'
 	touch $(STAMP)

@@ -121,6 +121,11 @@ def _run_cell(page, cell) -> None:
     assert "Traceback" not in text and "Error" not in text, text[-2000:]
 
 
+def _shown(output) -> str:
+    """What an output area shows: its text and its images' data (not the markup, which JupyterLab rebuilds)."""
+    return output.evaluate("el => el.innerText + Array.from(el.querySelectorAll('img')).map(img => img.src).join()")
+
+
 def _drag(page, handle, pixels: int) -> None:
     """Drag a slider's handle sideways with the mouse."""
     box = handle.bounding_box()
@@ -154,14 +159,16 @@ def test_dragging_the_slider_changes_the_output(chapter: str, lab):
         assert cell.locator(".rlkit-slider-note").count() == 0  # the live widget, not the book's static figure
         output = widget.locator(".widget-output")
         readout = widget.locator(".widget-readout").first
-        page.wait_for_function("el => el.innerHTML.trim().length > 0", arg=output.element_handle())
-        before, before_value = output.inner_html(), readout.inner_text()
+        page.wait_for_function(
+            "el => el.innerText.trim().length > 0 || el.querySelector('img')", arg=output.element_handle()
+        )
+        before, before_value = _shown(output), readout.inner_text()
         cell.screenshot(path=str(screenshots / f"{chapter}-{target}-before.png"))
         _drag(page, widget.locator(".noUi-handle").first, 60)
         assert readout.inner_text() != before_value, "the slider did not move"
         deadline = time.monotonic() + 60
-        while output.inner_html() in (before, "") and time.monotonic() < deadline:
+        while _shown(output) in (before, "") and time.monotonic() < deadline:
             time.sleep(0.2)
         cell.screenshot(path=str(screenshots / f"{chapter}-{target}-after.png"))
-        assert output.inner_html() not in (before, ""), f"the output did not change when the slider moved ({chapter})"
+        assert _shown(output) not in (before, ""), f"the output did not change when the slider moved ({chapter})"
     page.close()
