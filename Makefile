@@ -49,7 +49,7 @@ test: $(STAMP)
 
 # The executed book (`make book`) and every slider chapter in JupyterLab, in Debian's chromium.
 browser-test: book
-	RLKIT_BOOK_HTML=$(CURDIR)/_build/html RLKIT_ALL_SLIDERS=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests/test_browser_book.py tests/test_browser_lab.py
+	RLKIT_BOOK_HTML=$(CURDIR)/_build/html RLKIT_ALL_SLIDERS=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests/browser/test_book.py tests/browser/test_lab.py
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/

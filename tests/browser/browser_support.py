@@ -11,6 +11,7 @@ import ast
 import contextlib
 import functools
 import http.server
+import json
 import os
 import shutil
 import socket
@@ -163,6 +164,12 @@ def slider_cells(notebook: dict) -> list[int]:
         if any(call.func.id == "interact" for call in calls):
             found.append(index)
     return found
+
+
+def slider_chapters() -> list[str]:
+    """The chapters (notebook names) with at least one slider cell."""
+    paths = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    return [path.stem for path in paths if slider_cells(json.loads(path.read_text()))]
 
 
 def cells_needed(notebook: dict, target: int) -> list[int]:

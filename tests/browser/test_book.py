@@ -21,14 +21,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from browser_support import ROOT, is_loopback, offline_browser, slider_cells, static_server
+from browser_support import ROOT, is_loopback, offline_browser, slider_cells, slider_chapters, static_server
 
 EXECUTED_CHAPTER = "30_ddpg"  # a slider chapter that runs in well under a minute
 COLUMNS = 85  # what the code shown in the framework tabs is wrapped to
 CHAPTERS = sorted(path.stem for path in (ROOT / "notebooks").glob("*.ipynb"))
-SLIDER_CHAPTERS = [
-    name for name in CHAPTERS if slider_cells(json.loads((ROOT / f"notebooks/{name}.ipynb").read_text()))
-]
+SLIDER_CHAPTERS = slider_chapters()
 COLAB = "https://colab.research.google.com/github/rlkit-course/rlkit/blob/main/notebooks/{}.ipynb"
 
 # Everything a test below needs from one page, gathered in the page by one script. Framework tab sets are

@@ -22,11 +22,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_support import ROOT, cells_needed, free_port, offline_browser, slider_cells
+from browser_support import ROOT, cells_needed, free_port, offline_browser, slider_cells, slider_chapters
 
-SLIDER_CHAPTERS = [
-    path.stem for path in sorted((ROOT / "notebooks").glob("*.ipynb")) if slider_cells(json.loads(path.read_text()))
-]
+SLIDER_CHAPTERS = slider_chapters()
 assert len(SLIDER_CHAPTERS) >= 8, SLIDER_CHAPTERS
 # a figure slider (30) and a chapter with two sliders, one of which prints text (11)
 CHECKED = SLIDER_CHAPTERS if os.environ.get("RLKIT_ALL_SLIDERS") else ["11_dqn_pitfalls", "30_ddpg"]
