@@ -119,6 +119,7 @@ def offline_browser(user_data_dir: Path) -> Iterator[tuple[Any, list[str]]]:
             viewport=LAPTOP_VIEWPORT,
         )
         try:
+            context.set_default_timeout(90_000)  # a machine busy with the rest of the suite is slow, not broken
             context.route("**/*", route)
             yield context, blocked
         finally:
