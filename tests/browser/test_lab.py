@@ -124,13 +124,17 @@ def _shown(output) -> str:
     return output.evaluate("el => el.innerText + Array.from(el.querySelectorAll('img')).map(img => img.src).join()")
 
 
-def _drag(page, handle, pixels: int) -> None:
-    """Drag a slider's handle sideways with the mouse."""
-    box = handle.bounding_box()
+def _drag(page, widget) -> None:
+    """Drag the widget's first slider with the mouse, 60 pixels towards the middle of its track (a slider that
+    starts at an end, such as epsilon at 1.0, can only move one way)."""
+    handle, track = widget.locator(".noUi-handle").first, widget.locator(".noUi-target").first
+    handle.scroll_into_view_if_needed()
+    box, track_box = handle.bounding_box(), track.bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    towards_middle = 60 if x < track_box["x"] + track_box["width"] / 2 else -60
     page.mouse.move(x, y)
     page.mouse.down()
-    page.mouse.move(x + pixels, y, steps=8)
+    page.mouse.move(x + towards_middle, y, steps=8)
     page.mouse.up()
 
 
@@ -162,7 +166,7 @@ def test_dragging_the_slider_changes_the_output(chapter: str, lab):
         )
         before, before_value = _shown(output), readout.inner_text()
         cell.screenshot(path=str(screenshots / f"{chapter}-{target}-before.png"))
-        _drag(page, widget.locator(".noUi-handle").first, 60)
+        _drag(page, widget)
         assert readout.inner_text() != before_value, "the slider did not move"
         deadline = time.monotonic() + 60
         while _shown(output) in (before, "") and time.monotonic() < deadline:
