@@ -94,29 +94,45 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, object,
         yield url, context, tmp_path_factory.mktemp("screenshots")
 
 
-def _run_cell(page, cell) -> None:
-    """Run one cell the way a reader does (select it, Ctrl+Enter) and wait until the kernel has finished it.
+class _Keyboard:
+    """Runs cells the way a reader does from the keyboard: arrow keys to the cell, Ctrl+Enter to run it.
 
-    A key pressed while JupyterLab is still connecting the kernel is lost: then the cell is asked again.
+    Only the first cell is clicked (to give the notebook focus): a click further down can land on whatever
+    JupyterLab shows over the cell at that moment on a busy machine, where keys always reach the notebook.
     """
-    prompt = cell.locator(".jp-InputPrompt")
-    for _ in range(5):
-        cell.scroll_into_view_if_needed()
-        prompt.click()
-        page.keyboard.press("Control+Enter")
-        deadline = time.monotonic() + 10
-        while prompt.inner_text().strip() == "[ ]:" and time.monotonic() < deadline:
+
+    def __init__(self, page, cells) -> None:
+        self.page, self.cells, self.current = page, cells, 0
+        cells.nth(0).locator(".jp-InputPrompt").click()
+
+    def run(self, index: int) -> None:
+        """Run one cell and wait until the kernel has finished it; a traceback fails the test."""
+        # the notebook itself in command mode, where the arrows move between cells (a dragged slider keeps the
+        # focus, and its arrows would move the slider)
+        self.page.locator(".jp-Notebook").first.focus()
+        self.page.keyboard.press("Escape")
+        step = "ArrowDown" if index > self.current else "ArrowUp"
+        for _ in range(abs(index - self.current)):
+            self.page.keyboard.press(step)
+        self.current = index
+        cell = self.cells.nth(index)
+        self.page.wait_for_function("el => el.classList.contains('jp-mod-active')", arg=cell.element_handle())
+        prompt = cell.locator(".jp-InputPrompt")
+        for _ in range(5):  # a key pressed while JupyterLab is still connecting the kernel is lost: ask again
+            self.page.keyboard.press("Control+Enter")
+            deadline = time.monotonic() + 10
+            while prompt.inner_text().strip() == "[ ]:" and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if prompt.inner_text().strip() != "[ ]:":
+                break
+        deadline = time.monotonic() + CELL_TIMEOUT_MS / 1000
+        while not re.fullmatch(r"\[\d+\]:", prompt.inner_text().strip()):
+            if time.monotonic() > deadline:
+                pytest.fail(f"the cell did not finish: {cell.inner_text()[-2000:]}")
             time.sleep(0.2)
-        if prompt.inner_text().strip() != "[ ]:":
-            break
-    deadline = time.monotonic() + CELL_TIMEOUT_MS / 1000
-    while not re.fullmatch(r"\[\d+\]:", prompt.inner_text().strip()):
-        if time.monotonic() > deadline:
-            pytest.fail(f"the cell did not finish: {cell.inner_text()[-2000:]}")
-        time.sleep(0.2)
-    errors = cell.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
-    text = " ".join(errors.all_inner_texts())
-    assert "Traceback" not in text and "Error" not in text, text[-2000:]
+        errors = cell.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
+        text = " ".join(errors.all_inner_texts())
+        assert "Traceback" not in text and "Error" not in text, text[-2000:]
 
 
 def _shown(output) -> str:
@@ -147,13 +163,13 @@ def test_dragging_the_slider_changes_the_output(chapter: str, lab):
     cells = page.locator(".jp-Notebook .jp-Cell")
     page.wait_for_function(f"document.querySelectorAll('.jp-Notebook .jp-Cell').length === {len(notebook['cells'])}")
     page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(timeout=CELL_TIMEOUT_MS)
-    done: set[int] = set()
+    keyboard, done = _Keyboard(page, cells), set()
     targets = slider_cells(notebook)
     assert targets, f"{chapter} has no slider cell"
     for target in targets:
         for index in cells_needed(notebook, target):
             if index not in done:
-                _run_cell(page, cells.nth(index))
+                keyboard.run(index)
                 done.add(index)
         cell = cells.nth(target)
         widget = cell.locator(".widget-interact")
