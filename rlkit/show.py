@@ -44,7 +44,7 @@ def side_by_side(torch_objects: Any, tf_objects: Any, titles: tuple[str, str] = 
 
 
 SLIDER_NOTE = (
-    "Shown at the slider's starting values. The slider moves in a live notebook: "
+    "Shown at the sliders' starting values. The sliders move in a live notebook: "
     "JupyterLab (`make lab`) or Colab (the rocket button at the top of the page)."
 )
 
