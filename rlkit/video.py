@@ -35,12 +35,13 @@ def record_video(agent, path: str | Path, env: str | None = None, episodes: int 
     from gymnasium.wrappers import RecordVideo
 
     returns = []
-    with tempfile.TemporaryDirectory() as folder:
-        # one recording of all episodes: video_length counts steps across resets
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "video"  # a new folder: RecordVideo warns when it writes into an existing one
+        # one recording from the first reset on: a finite video_length does not stop it at the next reset
         recorder = RecordVideo(
             make_env(env or agent.env_id, render_mode="rgb_array"),
-            str(Path(folder) / "frames"),  # a new folder: RecordVideo warns when it writes into an existing one
-            step_trigger=lambda step: step == 0,
+            str(folder),
+            episode_trigger=lambda episode: episode == 0,
             video_length=10**9,
             name_prefix="agent",
         )
@@ -55,7 +56,7 @@ def record_video(agent, path: str | Path, env: str | None = None, episodes: int 
                 returns.append(total)
         finally:
             recorder.close()  # writes the file
-        written = sorted(Path(folder).glob("*.mp4"))
+        written = sorted(folder.glob("*.mp4"))
         if not written:
             raise RlkitError("RecordVideo wrote no video (did the environment render frames?)")
         path.parent.mkdir(parents=True, exist_ok=True)
