@@ -4,12 +4,16 @@
   side and the reader compares them line by line.
 - Every ``literalinclude`` with ``:pyobject:`` in a chapter names an object that exists in that file, so a
   renamed method cannot silently drop a code listing from the book.
+- Every file a chapter includes fits the book's code column (85 characters) so that no listing scrolls
+  sideways, and the 120-column ``ruff format`` pass is kept off exactly those files (pyproject.toml).
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -86,20 +90,26 @@ def test_twins_define_the_same_functions_in_the_same_order(folder):
     )
 
 
-def pyobject_includes() -> list[tuple[str, Path, str]]:
-    """(chapter, included file, pyobject) for every pyobject literalinclude in the chapters and pages."""
-    import json
-
+def includes() -> list[tuple[str, Path, list[str]]]:
+    """(chapter, included file, option lines) for every literalinclude in the chapters."""
     found = []
     for chapter in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = json.loads(chapter.read_text(encoding="utf-8"))["cells"]
         text = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
         for match in LITERALINCLUDE.finditer(text + "\n"):
-            for option in match["options"].splitlines():
-                if option.startswith(":pyobject:"):
-                    target = (chapter.parent / match["file"]).resolve()
-                    found.append((chapter.name, target, option.removeprefix(":pyobject:").strip()))
+            target = (chapter.parent / match["file"]).resolve()
+            found.append((chapter.name, target, match["options"].splitlines()))
     return found
+
+
+def pyobject_includes() -> list[tuple[str, Path, str]]:
+    """(chapter, included file, pyobject) for every pyobject literalinclude in the chapters."""
+    return [
+        (chapter, target, option.removeprefix(":pyobject:").strip())
+        for chapter, target, options in includes()
+        for option in options
+        if option.startswith(":pyobject:")
+    ]
 
 
 def test_the_chapters_include_source_listings():
@@ -114,3 +124,44 @@ def test_the_chapters_include_source_listings():
 def test_every_pyobject_listing_exists(chapter, target, pyobject):
     assert target.is_file(), f"{chapter} includes {target.relative_to(ROOT)}, which does not exist"
     assert pyobject in definitions(target), f"{chapter} includes {pyobject} from {target.name}: no such object"
+
+
+# The book's code column shows about 85 characters without scrolling sideways; 85 also lets the twins sit
+# side by side in JupyterLab (rlkit.show.side_by_side).
+BOOK_COLUMNS = 85
+
+
+def shown_files() -> list[Path]:
+    """Every file of the repository that a chapter includes, each once."""
+    return sorted({target for _, target, _ in includes() if target.is_relative_to(ROOT)})
+
+
+def test_the_chapters_show_library_source():
+    assert len(shown_files()) >= 20
+
+
+@pytest.mark.parametrize("path", shown_files(), ids=lambda path: str(path.relative_to(ROOT)))
+def test_every_shown_file_fits_the_book_column(path):
+    too_long = [
+        f"{path.relative_to(ROOT)}:{number}: {len(line)} characters"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if len(line) > BOOK_COLUMNS
+    ]
+    assert not too_long, (
+        f"lines over the book's {BOOK_COLUMNS} columns (`make lint` formats this file with "
+        f"--line-length {BOOK_COLUMNS}; wrap comments and docstrings by hand):\n" + "\n".join(too_long)
+    )
+
+
+def test_the_120_column_format_pass_leaves_exactly_the_shown_files_alone():
+    """pyproject.toml's [tool.ruff.format] exclude must name the shown files, and nothing else: a shown
+    file left out would be reflowed to 120 columns by ``ruff format``, and a file kept out that no chapter
+    shows would escape formatting."""
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["format"]["exclude"]
+    excluded = sorted({path.resolve() for pattern in patterns for path in ROOT.glob(pattern)})
+    shown = shown_files()
+    assert excluded == shown, (
+        "pyproject.toml's [tool.ruff.format] exclude differs from the files the chapters include\n"
+        f"  shown, not excluded: {[str(p.relative_to(ROOT)) for p in shown if p not in excluded]}\n"
+        f"  excluded, not shown: {[str(p.relative_to(ROOT)) for p in excluded if p not in shown]}"
+    )

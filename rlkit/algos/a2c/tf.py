@@ -1,4 +1,5 @@
-"""A2C's policy loss in TensorFlow (networks and update loop: ``rlkit/algos/actor_critic/tf.py``).
+"""A2C's policy loss in TensorFlow (networks and update loop:
+``rlkit/algos/actor_critic/tf.py``).
 
 Mirrors ``torch.py`` line by line.
 """
@@ -16,7 +17,8 @@ class Learner(ActorCriticLearner):
     name = "A2C"
 
     def policy_loss(self, log_probs, old_log_probs, advantages, clip_range):
-        """-E[log pi(a|s) A], averaged (not summed) over the batch; KL to the rollout's policy; no clipping."""
+        """-E[log pi(a|s) A], averaged (not summed) over the batch; KL to the
+        rollout's policy; no clipping."""
         loss = -tf.reduce_mean(log_probs * advantages)
         approx_kl = tf.reduce_mean(old_log_probs - log_probs)
         return loss, approx_kl, tf.zeros(())

@@ -1,4 +1,5 @@
-"""A2C's policy loss in PyTorch (networks and update loop: ``rlkit/algos/actor_critic/torch.py``).
+"""A2C's policy loss in PyTorch (networks and update loop:
+``rlkit/algos/actor_critic/torch.py``).
 
 ``tf.py`` mirrors this file line by line.
 """
@@ -16,7 +17,8 @@ class Learner(ActorCriticLearner):
     name = "A2C"
 
     def policy_loss(self, log_probs, old_log_probs, advantages, clip_range):
-        """-E[log pi(a|s) A], averaged (not summed) over the batch; KL to the rollout's policy; no clipping."""
+        """-E[log pi(a|s) A], averaged (not summed) over the batch; KL to the
+        rollout's policy; no clipping."""
         loss = -(log_probs * advantages).mean()
         approx_kl = (old_log_probs - log_probs).mean()
         return loss, approx_kl, torch.zeros(())

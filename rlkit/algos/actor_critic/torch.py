@@ -1,7 +1,8 @@
 """The actor-critic networks and update loop in PyTorch, shared by A2C and PPO.
 
-``tf.py`` mirrors this file line by line. Each algorithm subclasses :class:`ActorCriticLearner` and supplies
-only ``policy_loss``. ``# differs:`` marks each place where the frameworks truly differ.
+``tf.py`` mirrors this file line by line. Each algorithm subclasses
+:class:`ActorCriticLearner` and supplies only ``policy_loss``. ``# differs:`` marks
+each place where the frameworks truly differ.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from rlkit.hardware import configure_torch
 LOG_2PI = math.log(2 * math.pi)
 
 
-def build_mlp(in_dim: int, out_dim: int, hidden_sizes: tuple[int, ...]) -> nn.Sequential:
+def build_mlp(
+    in_dim: int, out_dim: int, hidden_sizes: tuple[int, ...]
+) -> nn.Sequential:
     """A tanh MLP with a linear output layer."""
     layers: list[nn.Module] = []
     for width in hidden_sizes:
@@ -37,27 +40,47 @@ def build_mlp(in_dim: int, out_dim: int, hidden_sizes: tuple[int, ...]) -> nn.Se
 
 
 class ActorCriticLearner:
-    """Actor (logits or Gaussian mean, plus a state-independent log std), critic, optimizer, update step."""
+    """Actor (logits or Gaussian mean, plus a state-independent log std), critic,
+    optimizer, update step."""
 
     framework = "torch"
     name = "actor-critic"
 
-    def __init__(self, obs_dim: int, action_dim: int, discrete: bool, config: ActorCriticConfig, seed: int = 0):
+    def __init__(
+        self,
+        obs_dim: int,
+        action_dim: int,
+        discrete: bool,
+        config: ActorCriticConfig,
+        seed: int = 0,
+    ):
         configure_torch()  # one CPU thread unless RLKIT_THREADS says otherwise
         torch.manual_seed(seed)
         self.config, self.discrete = config, discrete
-        self.contract = actor_critic_contract(self.name, obs_dim, discrete, action_dim)
+        self.contract = actor_critic_contract(
+            self.name, obs_dim, discrete, action_dim
+        )
         self.actor = build_mlp(obs_dim, action_dim, config.hidden_sizes)
         self.critic = build_mlp(obs_dim, 1, config.hidden_sizes)
-        # the log std lives in a model with both networks, so a checkpoint is that model's state_dict
-        self.model = ActorCriticModel(self.actor, self.critic, 0 if discrete else action_dim)
+        # the log std lives in a model with both networks, so a checkpoint is that
+        # model's state_dict
+        self.model = ActorCriticModel(
+            self.actor, self.critic, 0 if discrete else action_dim
+        )
         self.log_std = self.model.log_std
-        self.set_weights(initial_weights(obs_dim, action_dim, discrete, config, seed))  # same as tf's
-        # differs: Keras' own Adam places epsilon differently; tf.py uses TorchAdam, this formula (keras_adam.py)
-        self.optimizer = torch.optim.Adam(self.parameters(), lr=config.learning_rate, eps=1e-8)
+        # same as tf's
+        self.set_weights(
+            initial_weights(obs_dim, action_dim, discrete, config, seed)
+        )
+        # differs: Keras' own Adam places epsilon differently; tf.py uses TorchAdam,
+        # this formula (keras_adam.py)
+        self.optimizer = torch.optim.Adam(
+            self.parameters(), lr=config.learning_rate, eps=1e-8
+        )
 
     def parameters(self) -> list[nn.Parameter]:
-        """Actor, critic and (continuous actions) log std, in :meth:`get_weights` order."""
+        """Actor, critic and (continuous actions) log std, in :meth:`get_weights`
+        order."""
         log_std = [] if self.log_std is None else [self.log_std]
         return [*self.actor.parameters(), *self.critic.parameters(), *log_std]
 
@@ -72,12 +95,22 @@ class ActorCriticLearner:
     def log_probs(self, obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """log pi(a|s) for a batch (the "old" log-probabilities of a rollout)."""
         with torch.inference_mode():
-            return self.log_prob_entropy(torch.from_numpy(obs), torch.from_numpy(actions))[0].numpy()
+            return self.log_prob_entropy(
+                torch.from_numpy(obs), torch.from_numpy(actions)
+            )[0].numpy()
 
-    def update(self, batch: dict[str, np.ndarray], minibatches: np.ndarray, clip_range: float, max_kl: float) -> dict:
-        """Epochs of minibatch steps on one rollout; ``minibatches`` holds index arrays, shape (epochs, M, size).
+    def update(
+        self,
+        batch: dict[str, np.ndarray],
+        minibatches: np.ndarray,
+        clip_range: float,
+        max_kl: float,
+    ) -> dict:
+        """Epochs of minibatch steps on one rollout; ``minibatches`` holds index
+        arrays, shape (epochs, M, size).
 
-        Stops after the first epoch whose mean approximate KL exceeds ``max_kl``; returns mean metrics.
+        Stops after the first epoch whose mean approximate KL exceeds ``max_kl``;
+        returns mean metrics.
         """
         self.contract.check(batch)
         means = self.train_update(
@@ -89,55 +122,108 @@ class ActorCriticLearner:
         return dict(zip(METRICS, means.tolist(), strict=True))
 
     def train_update(
-        self, obs, actions, old_log_probs, advantages, returns, old_values, minibatches, clip_range, max_kl
+        self,
+        obs,
+        actions,
+        old_log_probs,
+        advantages,
+        returns,
+        old_values,
+        minibatches,
+        clip_range,
+        max_kl,
     ):
-        """Mean of each metric over the minibatch steps taken (``epochs`` in the last slot)."""
+        """Mean of each metric over the minibatch steps taken (``epochs`` in the last
+        slot)."""
         totals, epochs = torch.zeros(len(METRICS) - 1), torch.zeros(())
-        for epoch in minibatches:  # differs: TF runs both loops inside one traced graph
+        # differs: TF runs both loops inside one traced graph
+        for epoch in minibatches:
             epoch_totals = torch.zeros(len(METRICS) - 1)
             for indices in epoch:
                 metrics = self.train_minibatch(
-                    obs[indices], actions[indices], old_log_probs[indices], advantages[indices], returns[indices],
-                    old_values[indices], clip_range,
+                    obs[indices], actions[indices], old_log_probs[indices],
+                    advantages[indices], returns[indices], old_values[indices],
+                    clip_range,
                 )  # fmt: skip
                 epoch_totals += torch.stack(metrics)
             totals, epochs = totals + epoch_totals / len(epoch), epochs + 1
             if epoch_totals[APPROX_KL] / len(epoch) > max_kl:
-                break  # the policy moved too far from the one that collected the data
+                # the policy moved too far from the one that collected the data
+                break
         return torch.cat([totals / epochs, epochs[None]])
 
-    def train_minibatch(self, obs, actions, old_log_probs, advantages, returns, old_values, clip_range):
-        """One clipped Adam step on the minibatch's loss; returns the loss terms as a tuple."""
-        loss, metrics = self.loss(obs, actions, old_log_probs, advantages, returns, old_values, clip_range)
+    def train_minibatch(
+        self,
+        obs,
+        actions,
+        old_log_probs,
+        advantages,
+        returns,
+        old_values,
+        clip_range,
+    ):
+        """One clipped Adam step on the minibatch's loss; returns the loss terms as a
+        tuple."""
+        loss, metrics = self.loss(
+            obs, actions, old_log_probs, advantages, returns, old_values, clip_range
+        )
         self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()  # differs: TF records the loss on a GradientTape and asks it for gradients
-        nn.utils.clip_grad_norm_(self.parameters(), self.config.max_grad_norm, foreach=True)
+        # differs: TF records the loss on a GradientTape and asks it for gradients
+        loss.backward()
+        nn.utils.clip_grad_norm_(
+            self.parameters(), self.config.max_grad_norm, foreach=True
+        )
         self.optimizer.step()
         return metrics
 
-    def loss(self, obs, actions, old_log_probs, advantages, returns, old_values, clip_range):
-        """policy loss + vf_coef * value loss - ent_coef * entropy, and the metrics (all detached)."""
+    def loss(
+        self,
+        obs,
+        actions,
+        old_log_probs,
+        advantages,
+        returns,
+        old_values,
+        clip_range,
+    ):
+        """policy loss + vf_coef * value loss - ent_coef * entropy, and the metrics
+        (all detached)."""
         log_probs, entropy = self.log_prob_entropy(obs, actions)
         values = self.critic(obs).squeeze(-1)
         if self.config.normalize_advantages:
             advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-        policy_loss, approx_kl, clip_fraction = self.policy_loss(log_probs, old_log_probs, advantages, clip_range)
+        policy_loss, approx_kl, clip_fraction = self.policy_loss(
+            log_probs, old_log_probs, advantages, clip_range
+        )
         if self.config.clip_value:
-            clipped = old_values + torch.clamp(values - old_values, -clip_range, clip_range)
-            value_loss = 0.5 * torch.maximum((values - returns) ** 2, (clipped - returns) ** 2).mean()
+            clipped = old_values + torch.clamp(
+                values - old_values, -clip_range, clip_range
+            )
+            value_loss = (
+                0.5
+                * torch.maximum(
+                    (values - returns) ** 2, (clipped - returns) ** 2
+                ).mean()
+            )
         else:
             value_loss = 0.5 * ((values - returns) ** 2).mean()
         entropy = entropy.mean()
-        loss = policy_loss + self.config.vf_coef * value_loss - self.config.ent_coef * entropy
+        loss = (
+            policy_loss
+            + self.config.vf_coef * value_loss
+            - self.config.ent_coef * entropy
+        )
         terms = (loss, policy_loss, value_loss, entropy, approx_kl, clip_fraction)
         return loss, tuple(term.detach() for term in terms)
 
     def policy_loss(self, log_probs, old_log_probs, advantages, clip_range):
-        """The algorithm's policy loss, approximate KL and clip fraction (see A2C and PPO)."""
+        """The algorithm's policy loss, approximate KL and clip fraction
+        (see A2C and PPO)."""
         raise NotImplementedError
 
     def log_prob_entropy(self, obs, actions):
-        """log pi(a|s) and the policy's entropy at s: categorical over logits, or diagonal Gaussian."""
+        """log pi(a|s) and the policy's entropy at s: categorical over logits, or
+        diagonal Gaussian."""
         out = self.actor(obs)
         if self.discrete:
             log_p = torch.log_softmax(out, dim=-1)
@@ -154,13 +240,21 @@ class ActorCriticLearner:
             group["lr"] = learning_rate
 
     def get_weights(self) -> list[np.ndarray]:
-        """``[actor W0, b0, ..., critic W0, b0, ...(, log_std)]``, each kernel as (in, out) (Keras' layout)."""
+        """``[actor W0, b0, ..., critic W0, b0, ...(, log_std)]``, each kernel as
+        (in, out) (Keras' layout)."""
         weights = []
         for network in (self.actor, self.critic):
             for layer in network:
                 if isinstance(layer, nn.Linear):
-                    weights += [layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy()]
-        return weights if self.log_std is None else [*weights, self.log_std.detach().numpy().copy()]
+                    weights += [
+                        layer.weight.detach().numpy().T.copy(),
+                        layer.bias.detach().numpy().copy(),
+                    ]
+        return (
+            weights
+            if self.log_std is None
+            else [*weights, self.log_std.detach().numpy().copy()]
+        )
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
         """Load weights in :meth:`get_weights` order."""
@@ -173,7 +267,8 @@ class ActorCriticLearner:
                 param.copy_(torch.as_tensor(value.T if value.ndim == 2 else value))
 
     def save(self, path: str | Path, meta: dict) -> None:
-        """A ``.pt`` file with the model's state_dict and rlkit's metadata (loads with ``weights_only=True``)."""
+        """A ``.pt`` file with the model's state_dict and rlkit's metadata (loads
+        with ``weights_only=True``)."""
         write_torch_checkpoint(path, meta, self.model.state_dict())
 
     def load(self, path: str | Path) -> None:
@@ -181,12 +276,17 @@ class ActorCriticLearner:
 
 
 class ActorCriticModel(nn.Module):
-    """Actor, critic and the Gaussian policy's log std (``log_std_size`` 0 for discrete actions) in one model."""
+    """Actor, critic and the Gaussian policy's log std (``log_std_size`` 0 for
+    discrete actions) in one model."""
 
-    def __init__(self, actor: nn.Module, critic: nn.Module, log_std_size: int = 0) -> None:
+    def __init__(
+        self, actor: nn.Module, critic: nn.Module, log_std_size: int = 0
+    ) -> None:
         super().__init__()
         self.actor, self.critic, self.log_std_size = actor, critic, log_std_size
-        self.log_std = nn.Parameter(torch.zeros(log_std_size)) if log_std_size else None
+        self.log_std = (
+            nn.Parameter(torch.zeros(log_std_size)) if log_std_size else None
+        )
 
     def forward(self, obs):
         return self.actor(obs), self.critic(obs)

@@ -1,4 +1,5 @@
-"""DDPG's target and actor step in PyTorch; the rest is ``rlkit/algos/off_policy/torch.py``.
+"""DDPG's target and actor step in PyTorch; the rest is
+``rlkit/algos/off_policy/torch.py``.
 
 ``tf.py`` mirrors this file line by line.
 """
@@ -11,7 +12,8 @@ from rlkit.algos.off_policy.torch import OffPolicyLearner, q_value
 
 
 class Learner(OffPolicyLearner):
-    """One critic; the actor climbs the critic's gradient at its own action (the deterministic policy gradient)."""
+    """One critic; the actor climbs the critic's gradient at its own action (the
+    deterministic policy gradient)."""
 
     name = "DDPG"
 
@@ -20,11 +22,15 @@ class Learner(OffPolicyLearner):
         return torch.tanh(self.target_actor(next_obs))
 
     def next_value(self, next_obs, noise, alpha):
-        """Q_target(s', mu_target(s')): the target critic at the target actor's action."""
-        return q_value(self.target_critics[0], next_obs, self.target_policy(next_obs, noise))
+        """Q_target(s', mu_target(s')): the target critic at the target actor's
+        action."""
+        return q_value(
+            self.target_critics[0], next_obs, self.target_policy(next_obs, noise)
+        )
 
     def actor_step(self, obs, noise, alpha):
-        """One Adam step that raises Q(s, mu(s)); gradients reach the critic too, but only the actor steps."""
+        """One Adam step that raises Q(s, mu(s)); gradients reach the critic too, but
+        only the actor steps."""
         loss = -q_value(self.critics[0], obs, self.policy(obs)).mean()
         self.actor_optimizer.zero_grad(set_to_none=True)
         loss.backward()  # differs: TF asks its tape for the actor's gradients only

@@ -1,7 +1,8 @@
 """DQN's Q-network and update step in TensorFlow 2 / Keras 3.
 
-Mirrors ``torch.py`` line by line: the same functions in the same order with the same names, so the two
-can be read side by side. ``# differs:`` marks each place where the frameworks truly differ.
+Mirrors ``torch.py`` line by line: the same functions in the same order with the same
+names, so the two can be read side by side. ``# differs:`` marks each place where the
+frameworks truly differ.
 """
 
 from __future__ import annotations
@@ -28,19 +29,32 @@ def build_q_network(
     noisy: bool = False,
     atoms: int = 1,
 ) -> QNetwork:
-    """An MLP from an observation to one Q-value per action; see :class:`QNetwork` for the options."""
+    """An MLP from an observation to one Q-value per action; see :class:`QNetwork`
+    for the options."""
     return QNetwork(obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms)
 
 
 @keras.saving.register_keras_serializable(package="rlkit")
 class QNetwork(keras.Model):
-    """Observation -> Q-values (B, A), or C51 logits (B, A, atoms) when ``atoms > 1``.
+    """Observation -> Q-values (B, A), or C51 logits (B, A, atoms) when
+    ``atoms > 1``.
 
-    ``dueling``: a value head V and the output head A on one trunk, combined as V + A - mean_a A.
-    ``noisy``: every layer is a :class:`NoisyDense`; ``call`` then takes one noise draw (None: the means).
+    ``dueling``: a value head V and the output head A on one trunk, combined as
+    V + A - mean_a A.
+    ``noisy``: every layer is a :class:`NoisyDense`; ``call`` then takes one noise
+    draw (None: the means).
     """
 
-    def __init__(self, obs_dim, n_actions, hidden_sizes, dueling=False, noisy=False, atoms=1, **kwargs) -> None:
+    def __init__(
+        self,
+        obs_dim,
+        n_actions,
+        hidden_sizes,
+        dueling=False,
+        noisy=False,
+        atoms=1,
+        **kwargs,
+    ) -> None:
         super().__init__(**kwargs)
         dense = NoisyDense if noisy else keras.layers.Dense
         sizes = [obs_dim, *hidden_sizes]
@@ -56,21 +70,35 @@ class QNetwork(keras.Model):
             "noisy": noisy,
             "atoms": atoms,
         }  # differs: Keras saves a config
-        self(keras.ops.zeros((1, obs_dim)))  # differs: Keras creates variables on the first call
+        # differs: Keras creates variables on the first call
+        self(keras.ops.zeros((1, obs_dim)))
 
     def layers_in_order(self) -> list[keras.layers.Layer]:
-        """Trunk, value head (dueling only), output head: the order of weights and of noise slices."""
-        return [*self.trunk, *([self.value] if self.value is not None else []), self.head]
+        """Trunk, value head (dueling only), output head: the order of weights and of
+        noise slices."""
+        return [
+            *self.trunk,
+            *([self.value] if self.value is not None else []),
+            self.head,
+        ]
 
     def call(self, obs, noise=None):
         noises = split_noise(self.layers_in_order(), noise if self.noisy else None)
         hidden = obs
-        for layer, layer_noise in zip(self.trunk, noises[: len(self.trunk)], strict=True):
+        for layer, layer_noise in zip(
+            self.trunk, noises[: len(self.trunk)], strict=True
+        ):
             hidden = tf.nn.relu(apply_layer(layer, hidden, layer_noise))
-        out = tf.reshape(apply_layer(self.head, hidden, noises[-1]), (-1, self.n_actions, self.atoms))
+        out = tf.reshape(
+            apply_layer(self.head, hidden, noises[-1]),
+            (-1, self.n_actions, self.atoms),
+        )
         if self.value is not None:
-            value = tf.reshape(apply_layer(self.value, hidden, noises[-2]), (-1, 1, self.atoms))
-            # subtracting the mean makes V and A identifiable: without it any constant could move between them
+            value = tf.reshape(
+                apply_layer(self.value, hidden, noises[-2]), (-1, 1, self.atoms)
+            )
+            # subtracting the mean makes V and A identifiable: without it any
+            # constant could move between them
             out = value + out - tf.reduce_mean(out, axis=1, keepdims=True)
         return out if self.atoms > 1 else tf.squeeze(out, axis=2)
 
@@ -80,7 +108,8 @@ class QNetwork(keras.Model):
 
 @keras.saving.register_keras_serializable(package="rlkit")
 class NoisyDense(keras.layers.Layer):
-    """A dense layer with learned factorised Gaussian noise: W = W_mu + W_sigma * f(eps_in) f(eps_out)^T."""
+    """A dense layer with learned factorised Gaussian noise:
+    W = W_mu + W_sigma * f(eps_in) f(eps_out)^T."""
 
     def __init__(self, units: int, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -88,19 +117,35 @@ class NoisyDense(keras.layers.Layer):
 
     def build(self, input_shape) -> None:
         self.in_features, self.out_features = int(input_shape[-1]), self.units
-        # differs: Keras stores kernels as (in, out); the values come from rlkit's numpy init via set_weights
-        self.kernel_mu = self.add_weight(shape=(self.in_features, self.units), initializer="zeros", name="kernel_mu")
-        self.bias_mu = self.add_weight(shape=(self.units,), initializer="zeros", name="bias_mu")
-        self.kernel_sigma = self.add_weight(
-            shape=(self.in_features, self.units), initializer="zeros", name="kernel_sigma"
+        # differs: Keras stores kernels as (in, out); the values come from rlkit's
+        # numpy init via set_weights
+        self.kernel_mu = self.add_weight(
+            shape=(self.in_features, self.units),
+            initializer="zeros",
+            name="kernel_mu",
         )
-        self.bias_sigma = self.add_weight(shape=(self.units,), initializer="zeros", name="bias_sigma")
+        self.bias_mu = self.add_weight(
+            shape=(self.units,), initializer="zeros", name="bias_mu"
+        )
+        self.kernel_sigma = self.add_weight(
+            shape=(self.in_features, self.units),
+            initializer="zeros",
+            name="kernel_sigma",
+        )
+        self.bias_sigma = self.add_weight(
+            shape=(self.units,), initializer="zeros", name="bias_sigma"
+        )
 
     def call(self, x, noise=None):
         if noise is None:  # the mean network: greedy acting and evaluation
             return tf.matmul(x, self.kernel_mu) + self.bias_mu
-        eps_in, eps_out = scale_noise(noise[: self.in_features]), scale_noise(noise[self.in_features :])
-        kernel = self.kernel_mu + self.kernel_sigma * (eps_in[:, None] * eps_out[None, :])
+        eps_in, eps_out = (
+            scale_noise(noise[: self.in_features]),
+            scale_noise(noise[self.in_features :]),
+        )
+        kernel = self.kernel_mu + self.kernel_sigma * (
+            eps_in[:, None] * eps_out[None, :]
+        )
         return tf.matmul(x, kernel) + (self.bias_mu + self.bias_sigma * eps_out)
 
     def get_config(self) -> dict:
@@ -112,10 +157,13 @@ def apply_layer(layer: keras.layers.Layer, x, noise):
 
 
 def split_noise(layers: list[keras.layers.Layer], noise) -> list:
-    """One slice of the noise draw per layer (in + out values each), or a None per layer."""
+    """One slice of the noise draw per layer (in + out values each), or a None per
+    layer."""
     if noise is None:
         return [None] * len(layers)
-    return tf.split(noise, [layer.in_features + layer.out_features for layer in layers])
+    return tf.split(
+        noise, [layer.in_features + layer.out_features for layer in layers]
+    )
 
 
 def scale_noise(noise):
@@ -124,27 +172,45 @@ def scale_noise(noise):
 
 
 class DQNLearner:
-    """The online and target Q-networks, their optimizer, and one gradient step on a batch."""
+    """The online and target Q-networks, their optimizer, and one gradient step on a
+    batch."""
 
     framework = "tf"
 
-    def __init__(self, obs_dim: int, n_actions: int, config: DQNConfig, seed: int = 0) -> None:
+    def __init__(
+        self, obs_dim: int, n_actions: int, config: DQNConfig, seed: int = 0
+    ) -> None:
         configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
         keras.utils.set_random_seed(seed)
         self.config = config
         self.contract = dqn_contract(obs_dim, n_actions)
-        network = (obs_dim, n_actions, config.hidden_sizes, config.dueling, config.noisy, config.atoms)
+        network = (
+            obs_dim,
+            n_actions,
+            config.hidden_sizes,
+            config.dueling,
+            config.noisy,
+            config.atoms,
+        )
         self.q, self.target_q = build_q_network(*network), build_q_network(*network)
-        self.target_q.trainable = False  # differs: torch sets requires_grad_(False) on the parameters
-        self.set_weights(initial_q_weights(obs_dim, n_actions, config, seed))  # the same network as torch's
-        self.support = tf.constant(categorical_support(config.v_min, config.v_max, config.n_atoms))
+        # differs: torch sets requires_grad_(False) on the parameters
+        self.target_q.trainable = False
+        # the same network as torch's
+        self.set_weights(initial_q_weights(obs_dim, n_actions, config, seed))
+        self.support = tf.constant(
+            categorical_support(config.v_min, config.v_max, config.n_atoms)
+        )
         self.noise_size = config.noise_size(obs_dim, n_actions)
-        self.noise_rng = np.random.default_rng(seed + 1)  # noisy layers' draws, made in numpy like torch's
-        # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam uses torch's formula
+        # noisy layers' draws, made in numpy like torch's
+        self.noise_rng = np.random.default_rng(seed + 1)
+        # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
+        # uses torch's formula
         self.optimizer = TorchAdam(learning_rate=config.learning_rate, epsilon=1e-8)
         self.optimizer.build(self.q.trainable_variables)
-        self.step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)  # differs: torch uses a Python int
-        self.last_priorities = np.zeros((0, 0), dtype=np.float32)  # new replay priorities of the last burst, (K, B)
+        # differs: torch uses a Python int
+        self.step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)
+        # new replay priorities of the last burst, (K, B)
+        self.last_priorities = np.zeros((0, 0), dtype=np.float32)
         spec = [
             tf.TensorSpec((None, None, obs_dim), tf.float32),
             tf.TensorSpec((None, None), tf.int64),
@@ -156,8 +222,9 @@ class DQNLearner:
             tf.TensorSpec((None, self.noise_size), tf.float32),
             tf.TensorSpec((None, self.noise_size), tf.float32),
         ]
-        # differs: torch runs eagerly; TF traces the whole burst of steps once into one graph. A burst of 128
-        # steps then costs one call: measured 0.7 ms a step against 2.7 ms for one call per step.
+        # differs: torch runs eagerly; TF traces the whole burst of steps once into
+        # one graph. A burst of 128 steps then costs one call: measured 0.7 ms a step
+        # against 2.7 ms for one call per step.
         self.train_steps = tf.function(self.train_steps, input_signature=spec)
 
     # differs: torch counts in a plain attribute; TF reads its tf.Variable counter
@@ -166,47 +233,77 @@ class DQNLearner:
         return int(self.step_counter.numpy())
 
     def q_values(self, obs: np.ndarray) -> np.ndarray:
-        """Q-values of a batch of observations with the mean weights (acting uses the numpy copy)."""
-        return self.expected_q(self.q(np.asarray(obs, dtype=np.float32), training=False)).numpy()
+        """Q-values of a batch of observations with the mean weights (acting uses the
+        numpy copy)."""
+        return self.expected_q(
+            self.q(np.asarray(obs, dtype=np.float32), training=False)
+        ).numpy()
 
-    def update(self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None) -> dict[str, float]:
-        """One gradient step on a batch that satisfies the DQN contract; returns loss and mean Q.
+    def update(
+        self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
+    ) -> dict[str, float]:
+        """One gradient step on a batch that satisfies the DQN contract; returns loss
+        and mean Q.
 
-        ``discounts`` and ``weights`` may be left out (gamma and 1: one-step transitions, uniform replay).
-        ``noise`` (2, noise_size): the online and target networks' draws for noisy layers (None: fresh ones).
+        ``discounts`` and ``weights`` may be left out (gamma and 1: one-step
+        transitions, uniform replay).
+        ``noise`` (2, noise_size): the online and target networks' draws for noisy
+        layers (None: fresh ones).
         """
         noise = None if noise is None else noise[:, None]
-        return self.update_many({name: values[None] for name, values in batch.items()}, noise)
+        return self.update_many(
+            {name: values[None] for name, values in batch.items()}, noise
+        )
 
-    def update_many(self, batches: dict[str, np.ndarray], noise: np.ndarray | None = None) -> dict[str, float]:
-        """K gradient steps, one per batch of ``batches`` (each field stacked as (K, B, ...)); mean metrics.
+    def update_many(
+        self, batches: dict[str, np.ndarray], noise: np.ndarray | None = None
+    ) -> dict[str, float]:
+        """K gradient steps, one per batch of ``batches`` (each field stacked as
+        (K, B, ...)); mean metrics.
 
-        ``noise`` is (2, K, noise_size), drawn here when None. The steps' new replay priorities (|TD error|,
-        or the cross-entropy for C51) are kept in ``last_priorities``.
+        ``noise`` is (2, K, noise_size), drawn here when None. The steps' new replay
+        priorities (|TD error|, or the cross-entropy for C51) are kept in
+        ``last_priorities``.
         """
         batches = with_defaults(batches, self.config.gamma)
-        self.contract.check({name: values.reshape(-1, *values.shape[2:]) for name, values in batches.items()})
+        self.contract.check(
+            {
+                name: values.reshape(-1, *values.shape[2:])
+                for name, values in batches.items()
+            }
+        )
         loss, q_mean, priorities = self.train_steps(*self.tensors(batches, noise))
         self.last_priorities = priorities.numpy()
         return {"loss": float(loss), "q_mean": float(q_mean)}
 
     def draw_noise(self, steps: int | None = None) -> np.ndarray:
-        """Standard normal draws for the online and the target network: (2, noise_size), or per step."""
-        shape = (2, self.noise_size) if steps is None else (2, steps, self.noise_size)
+        """Standard normal draws for the online and the target network:
+        (2, noise_size), or per step."""
+        shape = (
+            (2, self.noise_size) if steps is None else (2, steps, self.noise_size)
+        )
         return self.noise_rng.standard_normal(shape, dtype=np.float32)
 
-    def gradients(self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None) -> list[np.ndarray]:
-        """The (clipped) gradients one batch would apply, in :meth:`get_weights` order; takes no step."""
+    def gradients(
+        self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
+    ) -> list[np.ndarray]:
+        """The (clipped) gradients one batch would apply, in :meth:`get_weights`
+        order; takes no step."""
         batch = with_defaults(batch, self.config.gamma)
         self.contract.check(batch)
         *_, grads = self.compute_gradients(*self.tensors(batch, noise))
         return [np.array(grad) for grad in grads]
 
-    def tensors(self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None) -> tuple:
-        """The batch's fields and the two noise draws as tensors, in the argument order of :meth:`train_step`."""
+    def tensors(
+        self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
+    ) -> tuple:
+        """The batch's fields and the two noise draws as tensors, in the argument
+        order of :meth:`train_step`."""
         batch = with_defaults(batch, self.config.gamma)
         if noise is None:  # fresh draws: one pair per batch, or per step of a burst
-            noise = self.draw_noise(None if batch["obs"].ndim == 2 else len(batch["obs"]))
+            noise = self.draw_noise(
+                None if batch["obs"].ndim == 2 else len(batch["obs"])
+            )
         return (
             tf.convert_to_tensor(batch["obs"]),
             tf.convert_to_tensor(batch["actions"].astype(np.int64, copy=False)),
@@ -219,109 +316,207 @@ class DQNLearner:
             tf.convert_to_tensor(np.asarray(noise[1], dtype=np.float32)),
         )
 
-    def train_steps(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise, target_noise):
-        """Run :meth:`train_step` on each batch along the leading axis; mean loss and Q, and priorities."""
+    def train_steps(
+        self,
+        obs,
+        actions,
+        rewards,
+        next_obs,
+        terminated,
+        discounts,
+        weights,
+        noise,
+        target_noise,
+    ):
+        """Run :meth:`train_step` on each batch along the leading axis; mean loss and
+        Q, and priorities."""
         total_loss, total_q = tf.zeros(()), tf.zeros(())
         priorities = tf.TensorArray(tf.float32, size=tf.shape(obs)[0])
-        for i in tf.range(tf.shape(obs)[0]):  # differs: autograph turns this loop into a graph while_loop
-            batch = (obs[i], actions[i], rewards[i], next_obs[i], terminated[i], discounts[i], weights[i])
-            loss, q_mean, priority = self.train_step(*batch, noise[i], target_noise[i])
+        # differs: autograph turns this loop into a graph while_loop
+        for i in tf.range(tf.shape(obs)[0]):
+            batch = (
+                obs[i],
+                actions[i],
+                rewards[i],
+                next_obs[i],
+                terminated[i],
+                discounts[i],
+                weights[i],
+            )
+            loss, q_mean, priority = self.train_step(
+                *batch, noise[i], target_noise[i]
+            )
             total_loss, total_q = total_loss + loss, total_q + q_mean
-            priorities = priorities.write(i, priority)  # differs: torch appends to a Python list
+            # differs: torch appends to a Python list
+            priorities = priorities.write(i, priority)
         steps = tf.cast(tf.shape(obs)[0], tf.float32)
         return total_loss / steps, total_q / steps, priorities.stack()
 
     def expected_q(self, out):
-        """Q-values from the network's output: the output itself, or sum_j softmax(logits)_j z_j for C51."""
+        """Q-values from the network's output: the output itself, or sum_j
+        softmax(logits)_j z_j for C51."""
         if not self.config.distributional:
             return out
         return tf.reduce_sum(tf.nn.softmax(out, axis=-1) * self.support, axis=-1)
 
-    def td_targets(self, rewards, next_obs, terminated, discounts, noise, target_noise):
-        """The TD target r + d Q_target(s', a') (B,), or for C51 the target distribution projected (B, N).
+    def td_targets(
+        self, rewards, next_obs, terminated, discounts, noise, target_noise
+    ):
+        """The TD target r + d Q_target(s', a') (B,), or for C51 the target
+        distribution projected (B, N).
 
-        a' = argmax of the online network when ``double``, else of the target. d = discount * (1 - terminated):
-        gamma for a one-step transition, gamma^k for a k-step one (then r is its k rewards), 0 at a terminal.
+        a' = argmax of the online network when ``double``, else of the target.
+        d = discount * (1 - terminated): gamma for a one-step transition, gamma^k for
+        a k-step one (then r is its k rewards), 0 at a terminal.
         """
         next_target = self.target_q(next_obs, target_noise, training=False)
-        chooser = self.q(next_obs, noise, training=False) if self.config.double else next_target
+        chooser = (
+            self.q(next_obs, noise, training=False)
+            if self.config.double
+            else next_target
+        )
         next_actions = tf.argmax(self.expected_q(chooser), axis=1)
-        # batch_dims=1 picks one row per sample and keeps shape (B,): a (B, 1) would broadcast (claim C08)
+        # batch_dims=1 picks one row per sample and keeps shape (B,): a (B, 1) would
+        # broadcast (claim C08)
         next_out = tf.gather(next_target, next_actions, batch_dims=1)
         bootstrap = discounts * (1.0 - terminated)
         if not self.config.distributional:
-            return tf.stop_gradient(rewards + bootstrap * next_out)  # differs: torch uses torch.no_grad()
+            # differs: torch uses torch.no_grad()
+            return tf.stop_gradient(rewards + bootstrap * next_out)
         return tf.stop_gradient(
-            project_distribution(tf.nn.softmax(next_out, axis=-1), rewards, bootstrap, self.support)
+            project_distribution(
+                tf.nn.softmax(next_out, axis=-1), rewards, bootstrap, self.support
+            )
         )
 
-    def compute_gradients(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise, target_noise):
-        """Importance-weighted loss (Huber on the TD error, or C51's cross-entropy), mean Q, priorities, gradients."""
-        targets = self.td_targets(rewards, next_obs, terminated, discounts, noise, target_noise)
+    def compute_gradients(
+        self,
+        obs,
+        actions,
+        rewards,
+        next_obs,
+        terminated,
+        discounts,
+        weights,
+        noise,
+        target_noise,
+    ):
+        """Importance-weighted loss (Huber on the TD error, or C51's cross-entropy),
+        mean Q, priorities, gradients."""
+        targets = self.td_targets(
+            rewards, next_obs, terminated, discounts, noise, target_noise
+        )
         with tf.GradientTape() as tape:
-            out = tf.gather(self.q(obs, noise, training=True), actions, batch_dims=1)  # Q(s, a), or its logits
+            # Q(s, a), or its logits
+            out = tf.gather(self.q(obs, noise, training=True), actions, batch_dims=1)
             if self.config.distributional:
-                losses = -tf.reduce_sum(targets * tf.nn.log_softmax(out, axis=-1), axis=-1)
-                # the priority is the cross-entropy; Rainbow's KL differs from it per sample by the target's entropy
+                losses = -tf.reduce_sum(
+                    targets * tf.nn.log_softmax(out, axis=-1), axis=-1
+                )
+                # the priority is the cross-entropy; Rainbow's KL differs from it per
+                # sample by the target's entropy
                 priorities = tf.stop_gradient(losses)
             else:
                 losses = huber(targets - out, self.config.huber_delta)
                 priorities = tf.abs(targets - tf.stop_gradient(out))
             loss = tf.reduce_mean(weights * losses)
-        grads = tape.gradient(loss, self.q.trainable_variables)  # differs: torch calls loss.backward()
+        # differs: torch calls loss.backward()
+        grads = tape.gradient(loss, self.q.trainable_variables)
         if self.config.max_grad_norm is not None:
             grads, _ = tf.clip_by_global_norm(grads, self.config.max_grad_norm)
         q_mean = tf.reduce_mean(self.expected_q(tf.stop_gradient(out)))
         return loss, q_mean, priorities, grads
 
-    def train_step(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise, target_noise):
+    def train_step(
+        self,
+        obs,
+        actions,
+        rewards,
+        next_obs,
+        terminated,
+        discounts,
+        weights,
+        noise,
+        target_noise,
+    ):
         """One Adam step on the clipped gradients, then the target update."""
         loss, q_mean, priorities, grads = self.compute_gradients(
-            obs, actions, rewards, next_obs, terminated, discounts, weights, noise, target_noise
+            obs,
+            actions,
+            rewards,
+            next_obs,
+            terminated,
+            discounts,
+            weights,
+            noise,
+            target_noise,
         )
-        self.optimizer.apply_gradients(zip(grads, self.q.trainable_variables, strict=True))  # differs: see torch
+        # differs: see torch
+        self.optimizer.apply_gradients(
+            zip(grads, self.q.trainable_variables, strict=True)
+        )
         self.step_counter.assign_add(1)
         self.update_target()
         return loss, q_mean, priorities
 
     def update_target(self) -> None:
-        """Polyak-blend after every step, or copy every ``target_update_every`` steps."""
-        if self.config.target_update == "polyak":  # a Python condition on the config: fixed when traced
+        """Polyak-blend after every step, or copy every ``target_update_every``
+        steps."""
+        # a Python condition on the config: fixed when traced
+        if self.config.target_update == "polyak":
             self.polyak_update(self.config.tau)
-        elif self.step_counter % self.config.target_update_every == 0:  # a tensor condition: autograph's tf.cond
-            self.sync_target()  # differs: torch counts in a Python int, which would freeze here when traced
+        elif self.step_counter % self.config.target_update_every == 0:
+            # a tensor condition: autograph's tf.cond
+            # differs: torch counts in a Python int, which would freeze here when
+            # traced
+            self.sync_target()
 
     def sync_target(self) -> None:
-        """Hard update: copy the online weights into the target's own variables (a copy, not an alias)."""
-        for target, online in zip(self.target_q.weights, self.q.weights, strict=True):
+        """Hard update: copy the online weights into the target's own variables
+        (a copy, not an alias)."""
+        for target, online in zip(
+            self.target_q.weights, self.q.weights, strict=True
+        ):
             target.assign(online)
 
     def polyak_update(self, tau: float) -> None:
-        """target <- target + tau * (online - target), in place (rebinding a name would change nothing)."""
-        for target, online in zip(self.target_q.weights, self.q.weights, strict=True):
+        """target <- target + tau * (online - target), in place (rebinding a name
+        would change nothing)."""
+        for target, online in zip(
+            self.target_q.weights, self.q.weights, strict=True
+        ):
             target.assign(target + tau * (online - target))
 
     def reset_optimizer(self) -> None:
-        """Forget Adam's moment estimates and step count; the weights stay (claim C40)."""
-        self.optimizer.reset()  # differs: torch drops its per-parameter state and rebuilds it on the next step
+        """Forget Adam's moment estimates and step count; the weights stay
+        (claim C40)."""
+        # differs: torch drops its per-parameter state and rebuilds it on the next
+        # step
+        self.optimizer.reset()
 
     def set_learning_rate(self, learning_rate: float) -> None:
         self.optimizer.learning_rate.assign(learning_rate)
 
     def get_weights(self) -> list[np.ndarray]:
-        """Online weights layer by layer (``W, b``, or ``W_mu, b_mu, W_sigma, b_sigma``), each ``W`` as (in, out)."""
+        """Online weights layer by layer (``W, b``, or
+        ``W_mu, b_mu, W_sigma, b_sigma``), each ``W`` as (in, out)."""
         return [np.array(w) for w in self.q.get_weights()]
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
-        """Load weights in :meth:`get_weights` order into the online network, then sync the target."""
+        """Load weights in :meth:`get_weights` order into the online network, then
+        sync the target."""
         expected = len(self.q.weights)
         if len(weights) != expected:
-            raise ValueError(f"expected {expected} arrays in get_weights order, got {len(weights)}")
+            raise ValueError(
+                f"expected {expected} arrays in get_weights order, "
+                f"got {len(weights)}"
+            )
         self.q.set_weights([np.asarray(w, dtype=np.float32) for w in weights])
         self.sync_target()
 
     def save(self, path: str | Path, meta: dict) -> None:
-        """A ``.keras`` archive or ``.weights.h5`` file with the online weights and rlkit's metadata."""
+        """A ``.keras`` archive or ``.weights.h5`` file with the online weights and
+        rlkit's metadata."""
         write_keras_checkpoint(path, meta, self.q)
 
     def load(self, path: str | Path) -> None:
@@ -330,22 +525,34 @@ class DQNLearner:
 
 
 def project_distribution(probs, rewards, discounts, support):
-    """C51's projection of r + discount * Z onto the support, vectorised (see ``rlkit/distributional.py``)."""
+    """C51's projection of r + discount * Z onto the support, vectorised (see
+    ``rlkit/distributional.py``)."""
     delta = (support[-1] - support[0]) / (support.shape[0] - 1)
-    shifted = tf.clip_by_value(rewards[:, None] + discounts[:, None] * support[None, :], support[0], support[-1])
-    position = (shifted - support[0]) / delta  # (B, N): where each target atom lands on the grid 0..N-1
+    shifted = tf.clip_by_value(
+        rewards[:, None] + discounts[:, None] * support[None, :],
+        support[0],
+        support[-1],
+    )
+    # (B, N): where each target atom lands on the grid 0..N-1
+    position = (shifted - support[0]) / delta
     atoms = tf.range(support.shape[0], dtype=position.dtype)
-    # hats[b, i, j] = max(0, 1 - |position[b, i] - j|); differs: torch builds it in place, TF's graph needs not
+    # hats[b, i, j] = max(0, 1 - |position[b, i] - j|); differs: torch builds it in
+    # place, TF's graph needs not
     hats = tf.maximum(1.0 - tf.abs(position[:, :, None] - atoms[None, None, :]), 0.0)
-    return tf.squeeze(tf.matmul(probs[:, None, :], hats), axis=1)  # m[b, j] = sum_i probs[b, i] hats[b, i, j]
+    # m[b, j] = sum_i probs[b, i] hats[b, i, j]
+    return tf.squeeze(tf.matmul(probs[:, None, :], hats), axis=1)
 
 
-# differs: torch has F.huber_loss(reduction="none"); keras.losses.Huber reduces the last axis
+# differs: torch has F.huber_loss(reduction="none"); Keras' Huber reduces an axis
 def huber(x, delta: float):
-    """Elementwise Huber loss of a TD error. Written out because keras.losses.Huber reduces the last axis."""
+    """Elementwise Huber loss of a TD error. Written out because keras.losses.Huber
+    reduces the last axis."""
     abs_x = tf.abs(x)
-    return tf.where(abs_x <= delta, 0.5 * tf.square(x), delta * (abs_x - 0.5 * delta))
+    return tf.where(
+        abs_x <= delta, 0.5 * tf.square(x), delta * (abs_x - 0.5 * delta)
+    )
 
 
-#: The name every algorithm family gives its learner (``Agent.learner_class`` looks it up).
+#: The name every algorithm family gives its learner (``Agent.learner_class`` looks
+#: it up).
 Learner = DQNLearner

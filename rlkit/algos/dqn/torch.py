@@ -1,7 +1,8 @@
 """DQN's Q-network and update step in PyTorch.
 
-``tf.py`` mirrors this file line by line: the same functions in the same order with the same names, so the
-two can be read side by side. ``# differs:`` marks each place where the frameworks truly differ.
+``tf.py`` mirrors this file line by line: the same functions in the same order with
+the same names, so the two can be read side by side. ``# differs:`` marks each place
+where the frameworks truly differ.
 """
 
 from __future__ import annotations
@@ -28,74 +29,109 @@ def build_q_network(
     noisy: bool = False,
     atoms: int = 1,
 ) -> QNetwork:
-    """An MLP from an observation to one Q-value per action; see :class:`QNetwork` for the options."""
+    """An MLP from an observation to one Q-value per action; see :class:`QNetwork`
+    for the options."""
     return QNetwork(obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms)
 
 
 class QNetwork(nn.Module):
-    """Observation -> Q-values (B, A), or C51 logits (B, A, atoms) when ``atoms > 1``.
+    """Observation -> Q-values (B, A), or C51 logits (B, A, atoms) when
+    ``atoms > 1``.
 
-    ``dueling``: a value head V and the output head A on one trunk, combined as V + A - mean_a A.
-    ``noisy``: every layer is a :class:`NoisyLinear`; ``forward`` then takes one noise draw (None: the means).
+    ``dueling``: a value head V and the output head A on one trunk, combined as
+    V + A - mean_a A.
+    ``noisy``: every layer is a :class:`NoisyLinear`; ``forward`` then takes one
+    noise draw (None: the means).
     """
 
-    def __init__(self, obs_dim, n_actions, hidden_sizes, dueling=False, noisy=False, atoms=1) -> None:
+    def __init__(
+        self, obs_dim, n_actions, hidden_sizes, dueling=False, noisy=False, atoms=1
+    ) -> None:
         super().__init__()
         linear = NoisyLinear if noisy else nn.Linear
         sizes = [obs_dim, *hidden_sizes]
         self.trunk = nn.ModuleList(
-            [linear(fan_in, fan_out) for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True)]
+            [
+                linear(fan_in, fan_out)
+                for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True)
+            ]
         )
         self.value = linear(sizes[-1], atoms) if dueling else None
         self.head = linear(sizes[-1], n_actions * atoms)
         self.n_actions, self.noisy, self.atoms = n_actions, noisy, atoms
 
     def layers_in_order(self) -> list[nn.Module]:
-        """Trunk, value head (dueling only), output head: the order of weights and of noise slices."""
-        return [*self.trunk, *([self.value] if self.value is not None else []), self.head]
+        """Trunk, value head (dueling only), output head: the order of weights and of
+        noise slices."""
+        return [
+            *self.trunk,
+            *([self.value] if self.value is not None else []),
+            self.head,
+        ]
 
-    def forward(self, obs: torch.Tensor, noise: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, obs: torch.Tensor, noise: torch.Tensor | None = None
+    ) -> torch.Tensor:
         noises = split_noise(self.layers_in_order(), noise if self.noisy else None)
         hidden = obs
-        for layer, layer_noise in zip(self.trunk, noises[: len(self.trunk)], strict=True):
+        for layer, layer_noise in zip(
+            self.trunk, noises[: len(self.trunk)], strict=True
+        ):
             hidden = F.relu(apply_layer(layer, hidden, layer_noise))
-        out = apply_layer(self.head, hidden, noises[-1]).reshape(-1, self.n_actions, self.atoms)
+        out = apply_layer(self.head, hidden, noises[-1]).reshape(
+            -1, self.n_actions, self.atoms
+        )
         if self.value is not None:
-            value = apply_layer(self.value, hidden, noises[-2]).reshape(-1, 1, self.atoms)
-            # subtracting the mean makes V and A identifiable: without it any constant could move between them
+            value = apply_layer(self.value, hidden, noises[-2]).reshape(
+                -1, 1, self.atoms
+            )
+            # subtracting the mean makes V and A identifiable: without it any
+            # constant could move between them
             out = value + out - out.mean(dim=1, keepdim=True)
         return out if self.atoms > 1 else out.squeeze(2)
 
 
 class NoisyLinear(nn.Module):
-    """A linear layer with learned factorised Gaussian noise: W = W_mu + W_sigma * f(eps_in) f(eps_out)^T."""
+    """A linear layer with learned factorised Gaussian noise:
+    W = W_mu + W_sigma * f(eps_in) f(eps_out)^T."""
 
     def __init__(self, in_features: int, out_features: int) -> None:
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        # differs: torch stores (out, in); the values come from rlkit's numpy init through set_weights
+        # differs: torch stores (out, in); the values come from rlkit's numpy init
+        # through set_weights
         self.weight_mu = nn.Parameter(torch.zeros(out_features, in_features))
         self.bias_mu = nn.Parameter(torch.zeros(out_features))
         self.weight_sigma = nn.Parameter(torch.zeros(out_features, in_features))
         self.bias_sigma = nn.Parameter(torch.zeros(out_features))
 
-    def forward(self, x: torch.Tensor, noise: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, noise: torch.Tensor | None = None
+    ) -> torch.Tensor:
         if noise is None:  # the mean network: greedy acting and evaluation
             return F.linear(x, self.weight_mu, self.bias_mu)
-        eps_in, eps_out = scale_noise(noise[: self.in_features]), scale_noise(noise[self.in_features :])
+        eps_in, eps_out = (
+            scale_noise(noise[: self.in_features]),
+            scale_noise(noise[self.in_features :]),
+        )
         weight = self.weight_mu + self.weight_sigma * torch.outer(eps_out, eps_in)
         return F.linear(x, weight, self.bias_mu + self.bias_sigma * eps_out)
 
 
-def apply_layer(layer: nn.Module, x: torch.Tensor, noise: torch.Tensor | None) -> torch.Tensor:
+def apply_layer(
+    layer: nn.Module, x: torch.Tensor, noise: torch.Tensor | None
+) -> torch.Tensor:
     return layer(x) if noise is None else layer(x, noise)
 
 
 def split_noise(layers: list[nn.Module], noise: torch.Tensor | None) -> list:
-    """One slice of the noise draw per layer (in + out values each), or a None per layer."""
+    """One slice of the noise draw per layer (in + out values each), or a None per
+    layer."""
     if noise is None:
         return [None] * len(layers)
-    return list(noise.split([layer.in_features + layer.out_features for layer in layers]))
+    return list(
+        noise.split([layer.in_features + layer.out_features for layer in layers])
+    )
 
 
 def scale_noise(noise: torch.Tensor) -> torch.Tensor:
@@ -104,70 +140,122 @@ def scale_noise(noise: torch.Tensor) -> torch.Tensor:
 
 
 class DQNLearner:
-    """The online and target Q-networks, their optimizer, and one gradient step on a batch."""
+    """The online and target Q-networks, their optimizer, and one gradient step on a
+    batch."""
 
     framework = "torch"
 
-    def __init__(self, obs_dim: int, n_actions: int, config: DQNConfig, seed: int = 0) -> None:
+    def __init__(
+        self, obs_dim: int, n_actions: int, config: DQNConfig, seed: int = 0
+    ) -> None:
         configure_torch()  # one CPU thread unless RLKIT_THREADS says otherwise
         torch.manual_seed(seed)
         self.config = config
         self.contract = dqn_contract(obs_dim, n_actions)
-        network = (obs_dim, n_actions, config.hidden_sizes, config.dueling, config.noisy, config.atoms)
+        network = (
+            obs_dim,
+            n_actions,
+            config.hidden_sizes,
+            config.dueling,
+            config.noisy,
+            config.atoms,
+        )
         self.q, self.target_q = build_q_network(*network), build_q_network(*network)
-        self.target_q.requires_grad_(False)  # differs: TF marks this by never handing the target to a tape
-        self.set_weights(initial_q_weights(obs_dim, n_actions, config, seed))  # the same network as tf's
-        self.support = torch.from_numpy(categorical_support(config.v_min, config.v_max, config.n_atoms))
+        # differs: TF marks this by never handing the target to a tape
+        self.target_q.requires_grad_(False)
+        # the same network as tf's
+        self.set_weights(initial_q_weights(obs_dim, n_actions, config, seed))
+        self.support = torch.from_numpy(
+            categorical_support(config.v_min, config.v_max, config.n_atoms)
+        )
         self.noise_size = config.noise_size(obs_dim, n_actions)
-        self.noise_rng = np.random.default_rng(seed + 1)  # noisy layers' draws, made in numpy like tf's
-        # fused=True: one kernel for the whole Adam step, 2.4x faster than the default loop on CPU
-        self.optimizer = torch.optim.Adam(self.q.parameters(), lr=config.learning_rate, eps=1e-8, fused=True)
+        # noisy layers' draws, made in numpy like tf's
+        self.noise_rng = np.random.default_rng(seed + 1)
+        # fused=True: one kernel for the whole Adam step, 2.4x faster than the
+        # default loop on CPU
+        self.optimizer = torch.optim.Adam(
+            self.q.parameters(), lr=config.learning_rate, eps=1e-8, fused=True
+        )
         self.gradient_steps = 0  # differs: TF keeps this count in a tf.Variable
-        self.last_priorities = np.zeros((0, 0), dtype=np.float32)  # new replay priorities of the last burst, (K, B)
+        # new replay priorities of the last burst, (K, B)
+        self.last_priorities = np.zeros((0, 0), dtype=np.float32)
 
     def q_values(self, obs: np.ndarray) -> np.ndarray:
-        """Q-values of a batch of observations with the mean weights (acting uses the numpy copy)."""
+        """Q-values of a batch of observations with the mean weights (acting uses the
+        numpy copy)."""
         with torch.inference_mode():
-            return self.expected_q(self.q(torch.as_tensor(obs, dtype=torch.float32))).numpy()
+            return self.expected_q(
+                self.q(torch.as_tensor(obs, dtype=torch.float32))
+            ).numpy()
 
-    def update(self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None) -> dict[str, float]:
-        """One gradient step on a batch that satisfies the DQN contract; returns loss and mean Q.
+    def update(
+        self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
+    ) -> dict[str, float]:
+        """One gradient step on a batch that satisfies the DQN contract; returns loss
+        and mean Q.
 
-        ``discounts`` and ``weights`` may be left out (gamma and 1: one-step transitions, uniform replay).
-        ``noise`` (2, noise_size): the online and target networks' draws for noisy layers (None: fresh ones).
+        ``discounts`` and ``weights`` may be left out (gamma and 1: one-step
+        transitions, uniform replay).
+        ``noise`` (2, noise_size): the online and target networks' draws for noisy
+        layers (None: fresh ones).
         """
         noise = None if noise is None else noise[:, None]
-        return self.update_many({name: values[None] for name, values in batch.items()}, noise)
+        return self.update_many(
+            {name: values[None] for name, values in batch.items()}, noise
+        )
 
-    def update_many(self, batches: dict[str, np.ndarray], noise: np.ndarray | None = None) -> dict[str, float]:
-        """K gradient steps, one per batch of ``batches`` (each field stacked as (K, B, ...)); mean metrics.
+    def update_many(
+        self, batches: dict[str, np.ndarray], noise: np.ndarray | None = None
+    ) -> dict[str, float]:
+        """K gradient steps, one per batch of ``batches`` (each field stacked as
+        (K, B, ...)); mean metrics.
 
-        ``noise`` is (2, K, noise_size), drawn here when None. The steps' new replay priorities (|TD error|,
-        or the cross-entropy for C51) are kept in ``last_priorities``.
+        ``noise`` is (2, K, noise_size), drawn here when None. The steps' new replay
+        priorities (|TD error|, or the cross-entropy for C51) are kept in
+        ``last_priorities``.
         """
         batches = with_defaults(batches, self.config.gamma)
-        self.contract.check({name: values.reshape(-1, *values.shape[2:]) for name, values in batches.items()})
+        self.contract.check(
+            {
+                name: values.reshape(-1, *values.shape[2:])
+                for name, values in batches.items()
+            }
+        )
         loss, q_mean, priorities = self.train_steps(*self.tensors(batches, noise))
         self.last_priorities = priorities.numpy()
         return {"loss": loss.item(), "q_mean": q_mean.item()}
 
     def draw_noise(self, steps: int | None = None) -> np.ndarray:
-        """Standard normal draws for the online and the target network: (2, noise_size), or per step."""
-        shape = (2, self.noise_size) if steps is None else (2, steps, self.noise_size)
+        """Standard normal draws for the online and the target network:
+        (2, noise_size), or per step."""
+        shape = (
+            (2, self.noise_size) if steps is None else (2, steps, self.noise_size)
+        )
         return self.noise_rng.standard_normal(shape, dtype=np.float32)
 
-    def gradients(self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None) -> list[np.ndarray]:
-        """The (clipped) gradients one batch would apply, in :meth:`get_weights` order; takes no step."""
+    def gradients(
+        self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
+    ) -> list[np.ndarray]:
+        """The (clipped) gradients one batch would apply, in :meth:`get_weights`
+        order; takes no step."""
         batch = with_defaults(batch, self.config.gamma)
         self.contract.check(batch)
         *_, grads = self.compute_gradients(*self.tensors(batch, noise))
-        return [grad.numpy().T.copy() if grad.ndim == 2 else grad.numpy().copy() for grad in grads]
+        return [
+            grad.numpy().T.copy() if grad.ndim == 2 else grad.numpy().copy()
+            for grad in grads
+        ]
 
-    def tensors(self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None) -> tuple:
-        """The batch's fields and the two noise draws as tensors, in the argument order of :meth:`train_step`."""
+    def tensors(
+        self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
+    ) -> tuple:
+        """The batch's fields and the two noise draws as tensors, in the argument
+        order of :meth:`train_step`."""
         batch = with_defaults(batch, self.config.gamma)
         if noise is None:  # fresh draws: one pair per batch, or per step of a burst
-            noise = self.draw_noise(None if batch["obs"].ndim == 2 else len(batch["obs"]))
+            noise = self.draw_noise(
+                None if batch["obs"].ndim == 2 else len(batch["obs"])
+            )
         return (
             torch.from_numpy(batch["obs"]),
             torch.from_numpy(batch["actions"]).long(),
@@ -180,114 +268,219 @@ class DQNLearner:
             torch.from_numpy(np.asarray(noise[1], dtype=np.float32)),
         )
 
-    def train_steps(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise, target_noise):
-        """Run :meth:`train_step` on each batch along the leading axis; mean loss and Q, and priorities."""
+    def train_steps(
+        self,
+        obs,
+        actions,
+        rewards,
+        next_obs,
+        terminated,
+        discounts,
+        weights,
+        noise,
+        target_noise,
+    ):
+        """Run :meth:`train_step` on each batch along the leading axis; mean loss and
+        Q, and priorities."""
         total_loss, total_q, priorities = torch.zeros(()), torch.zeros(()), []
-        for i in range(obs.shape[0]):  # differs: TF runs this loop inside its graph (tf.range)
-            batch = (obs[i], actions[i], rewards[i], next_obs[i], terminated[i], discounts[i], weights[i])
-            loss, q_mean, priority = self.train_step(*batch, noise[i], target_noise[i])
+        # differs: TF runs this loop inside its graph (tf.range)
+        for i in range(obs.shape[0]):
+            batch = (
+                obs[i],
+                actions[i],
+                rewards[i],
+                next_obs[i],
+                terminated[i],
+                discounts[i],
+                weights[i],
+            )
+            loss, q_mean, priority = self.train_step(
+                *batch, noise[i], target_noise[i]
+            )
             total_loss, total_q = total_loss + loss, total_q + q_mean
             priorities.append(priority)  # differs: TF writes into a tf.TensorArray
-        return total_loss / obs.shape[0], total_q / obs.shape[0], torch.stack(priorities)
+        return (
+            total_loss / obs.shape[0],
+            total_q / obs.shape[0],
+            torch.stack(priorities),
+        )
 
     def expected_q(self, out: torch.Tensor) -> torch.Tensor:
-        """Q-values from the network's output: the output itself, or sum_j softmax(logits)_j z_j for C51."""
+        """Q-values from the network's output: the output itself, or sum_j
+        softmax(logits)_j z_j for C51."""
         if not self.config.distributional:
             return out
         return (F.softmax(out, dim=-1) * self.support).sum(dim=-1)
 
-    def td_targets(self, rewards, next_obs, terminated, discounts, noise, target_noise):
-        """The TD target r + d Q_target(s', a') (B,), or for C51 the target distribution projected (B, N).
+    def td_targets(
+        self, rewards, next_obs, terminated, discounts, noise, target_noise
+    ):
+        """The TD target r + d Q_target(s', a') (B,), or for C51 the target
+        distribution projected (B, N).
 
-        a' = argmax of the online network when ``double``, else of the target. d = discount * (1 - terminated):
-        gamma for a one-step transition, gamma^k for a k-step one (then r is its k rewards), 0 at a terminal.
+        a' = argmax of the online network when ``double``, else of the target.
+        d = discount * (1 - terminated): gamma for a one-step transition, gamma^k for
+        a k-step one (then r is its k rewards), 0 at a terminal.
         """
-        with torch.no_grad():  # differs: TF computes the same values and wraps them in tf.stop_gradient
+        # differs: TF computes the same values and wraps them in tf.stop_gradient
+        with torch.no_grad():
             next_target = self.target_q(next_obs, target_noise)
             chooser = self.q(next_obs, noise) if self.config.double else next_target
             next_actions = self.expected_q(chooser).argmax(dim=1)
-            # one row per sample keeps shape (B,): a (B, 1) here would broadcast to (B, B) below (claim C08)
+            # one row per sample keeps shape (B,): a (B, 1) here would broadcast to
+            # (B, B) below (claim C08)
             next_out = next_target[torch.arange(len(next_actions)), next_actions]
             bootstrap = discounts * (1.0 - terminated)
             if not self.config.distributional:
                 return rewards + bootstrap * next_out
-            return project_distribution(F.softmax(next_out, dim=-1), rewards, bootstrap, self.support)
+            return project_distribution(
+                F.softmax(next_out, dim=-1), rewards, bootstrap, self.support
+            )
 
-    def compute_gradients(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise, target_noise):
-        """Importance-weighted loss (Huber on the TD error, or C51's cross-entropy), mean Q, priorities, gradients."""
-        targets = self.td_targets(rewards, next_obs, terminated, discounts, noise, target_noise)
-        out = self.q(obs, noise)[torch.arange(len(actions)), actions]  # Q(s, a) (B,), or its logits (B, N)
+    def compute_gradients(
+        self,
+        obs,
+        actions,
+        rewards,
+        next_obs,
+        terminated,
+        discounts,
+        weights,
+        noise,
+        target_noise,
+    ):
+        """Importance-weighted loss (Huber on the TD error, or C51's cross-entropy),
+        mean Q, priorities, gradients."""
+        targets = self.td_targets(
+            rewards, next_obs, terminated, discounts, noise, target_noise
+        )
+        # Q(s, a) (B,), or its logits (B, N)
+        out = self.q(obs, noise)[torch.arange(len(actions)), actions]
         if self.config.distributional:
             losses = -(targets * F.log_softmax(out, dim=-1)).sum(dim=-1)
-            # the priority is the cross-entropy; Rainbow's KL differs from it per sample by the target's entropy
+            # the priority is the cross-entropy; Rainbow's KL differs from it per
+            # sample by the target's entropy
             priorities = losses.detach()
         else:
-            losses = F.huber_loss(out, targets, delta=self.config.huber_delta, reduction="none")
+            losses = F.huber_loss(
+                out, targets, delta=self.config.huber_delta, reduction="none"
+            )
             priorities = (targets - out).detach().abs()
         loss = (weights * losses).mean()
         self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()  # differs: TF records the forward pass on a GradientTape and asks it for gradients
+        # differs: TF records the forward pass on a GradientTape and asks it for
+        # gradients
+        loss.backward()
         if self.config.max_grad_norm is not None:
-            nn.utils.clip_grad_norm_(self.q.parameters(), self.config.max_grad_norm, foreach=True)
+            nn.utils.clip_grad_norm_(
+                self.q.parameters(), self.config.max_grad_norm, foreach=True
+            )
         q_mean = self.expected_q(out.detach()).mean()
-        return loss.detach(), q_mean, priorities, [p.grad for p in self.q.parameters()]
+        return (
+            loss.detach(),
+            q_mean,
+            priorities,
+            [p.grad for p in self.q.parameters()],
+        )
 
-    def train_step(self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise, target_noise):
+    def train_step(
+        self,
+        obs,
+        actions,
+        rewards,
+        next_obs,
+        terminated,
+        discounts,
+        weights,
+        noise,
+        target_noise,
+    ):
         """One Adam step on the clipped gradients, then the target update."""
         loss, q_mean, priorities, _ = self.compute_gradients(
-            obs, actions, rewards, next_obs, terminated, discounts, weights, noise, target_noise
+            obs,
+            actions,
+            rewards,
+            next_obs,
+            terminated,
+            discounts,
+            weights,
+            noise,
+            target_noise,
         )
-        self.optimizer.step()  # differs: the gradients wait in each parameter's .grad; Keras takes them as input
+        # differs: the gradients wait in each parameter's .grad; Keras takes them as
+        # input
+        self.optimizer.step()
         self.gradient_steps += 1
         self.update_target()
         return loss, q_mean, priorities
 
     def update_target(self) -> None:
-        """Polyak-blend after every step, or copy every ``target_update_every`` steps."""
+        """Polyak-blend after every step, or copy every ``target_update_every``
+        steps."""
         if self.config.target_update == "polyak":
             self.polyak_update(self.config.tau)
         elif self.gradient_steps % self.config.target_update_every == 0:
-            self.sync_target()  # differs: TF counts in a tf.Variable; a Python int would freeze when traced
+            # differs: TF counts in a tf.Variable; a Python int would freeze when
+            # traced
+            self.sync_target()
 
     def sync_target(self) -> None:
-        """Hard update: copy the online weights into the target's own tensors (a copy, not an alias)."""
+        """Hard update: copy the online weights into the target's own tensors
+        (a copy, not an alias)."""
         self.target_q.load_state_dict(self.q.state_dict())
 
     def polyak_update(self, tau: float) -> None:
-        """target <- target + tau * (online - target), in place (rebinding a name would change nothing)."""
+        """target <- target + tau * (online - target), in place (rebinding a name
+        would change nothing)."""
         with torch.no_grad():
-            for target, online in zip(self.target_q.parameters(), self.q.parameters(), strict=True):
+            for target, online in zip(
+                self.target_q.parameters(), self.q.parameters(), strict=True
+            ):
                 target.lerp_(online, tau)
 
     def reset_optimizer(self) -> None:
-        """Forget Adam's moment estimates and step count; the weights stay (claim C40)."""
-        self.optimizer.state.clear()  # differs: Keras keeps the moments in variables, zeroed in place
+        """Forget Adam's moment estimates and step count; the weights stay
+        (claim C40)."""
+        # differs: Keras keeps the moments in variables, zeroed in place
+        self.optimizer.state.clear()
 
     def set_learning_rate(self, learning_rate: float) -> None:
         for group in self.optimizer.param_groups:
             group["lr"] = learning_rate
 
     def get_weights(self) -> list[np.ndarray]:
-        """Online weights layer by layer (``W, b``, or ``W_mu, b_mu, W_sigma, b_sigma``), each ``W`` as (in, out).
+        """Online weights layer by layer (``W, b``, or
+        ``W_mu, b_mu, W_sigma, b_sigma``), each ``W`` as (in, out).
 
-        torch stores a Linear weight as (out, in), hence the transpose; this one order (Keras' own layout) lets
-        weights move between torch, TensorFlow and the numpy forward pass.
+        torch stores a Linear weight as (out, in), hence the transpose; this one
+        order (Keras' own layout) lets weights move between torch, TensorFlow and the
+        numpy forward pass.
         """
-        return [p.detach().numpy().T.copy() if p.ndim == 2 else p.detach().numpy().copy() for p in self.q.parameters()]
+        return [
+            p.detach().numpy().T.copy() if p.ndim == 2 else p.detach().numpy().copy()
+            for p in self.q.parameters()
+        ]
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
-        """Load weights in :meth:`get_weights` order into the online network, then sync the target."""
+        """Load weights in :meth:`get_weights` order into the online network, then
+        sync the target."""
         parameters = list(self.q.parameters())
         if len(weights) != len(parameters):
-            raise ValueError(f"expected {len(parameters)} arrays in get_weights order, got {len(weights)}")
+            raise ValueError(
+                f"expected {len(parameters)} arrays in get_weights order, "
+                f"got {len(weights)}"
+            )
         with torch.no_grad():
             for parameter, value in zip(parameters, weights, strict=True):
                 value = np.asarray(value, dtype=np.float32)
-                parameter.copy_(torch.as_tensor(value.T if value.ndim == 2 else value))
+                parameter.copy_(
+                    torch.as_tensor(value.T if value.ndim == 2 else value)
+                )
         self.sync_target()
 
     def save(self, path: str | Path, meta: dict) -> None:
-        """A ``.pt`` file with the online weights and rlkit's metadata (loads with ``weights_only=True``)."""
+        """A ``.pt`` file with the online weights and rlkit's metadata (loads with
+        ``weights_only=True``)."""
         write_torch_checkpoint(path, meta, self.q.state_dict())
 
     def load(self, path: str | Path) -> None:
@@ -296,15 +489,28 @@ class DQNLearner:
 
 
 def project_distribution(probs, rewards, discounts, support):
-    """C51's projection of r + discount * Z onto the support, vectorised (see ``rlkit/distributional.py``)."""
+    """C51's projection of r + discount * Z onto the support, vectorised (see
+    ``rlkit/distributional.py``)."""
     delta = (support[-1] - support[0]) / (support.shape[0] - 1)
-    shifted = (rewards[:, None] + discounts[:, None] * support[None, :]).clamp(support[0], support[-1])
-    position = (shifted - support[0]) / delta  # (B, N): where each target atom lands on the grid 0..N-1
+    shifted = (rewards[:, None] + discounts[:, None] * support[None, :]).clamp(
+        support[0], support[-1]
+    )
+    # (B, N): where each target atom lands on the grid 0..N-1
+    position = (shifted - support[0]) / delta
     atoms = torch.arange(support.shape[0], dtype=position.dtype)
-    # hats[b, i, j] = max(0, 1 - |position[b, i] - j|), built in place: half the time of out-of-place ops
-    hats = (position[:, :, None] - atoms[None, None, :]).abs_().neg_().add_(1.0).clamp_(min=0.0)
-    return torch.bmm(probs[:, None, :], hats).squeeze(1)  # m[b, j] = sum_i probs[b, i] hats[b, i, j]
+    # hats[b, i, j] = max(0, 1 - |position[b, i] - j|), built in place: half the time
+    # of out-of-place ops
+    hats = (
+        (position[:, :, None] - atoms[None, None, :])
+        .abs_()
+        .neg_()
+        .add_(1.0)
+        .clamp_(min=0.0)
+    )
+    # m[b, j] = sum_i probs[b, i] hats[b, i, j]
+    return torch.bmm(probs[:, None, :], hats).squeeze(1)
 
 
-#: The name every algorithm family gives its learner (``Agent.learner_class`` looks it up).
+#: The name every algorithm family gives its learner (``Agent.learner_class`` looks
+#: it up).
 Learner = DQNLearner

@@ -1,4 +1,5 @@
-"""PPO's clipped policy loss in TensorFlow (networks and update loop: ``rlkit/algos/actor_critic/tf.py``).
+"""PPO's clipped policy loss in TensorFlow (networks and update loop:
+``rlkit/algos/actor_critic/tf.py``).
 
 Mirrors ``torch.py`` line by line.
 """
@@ -16,11 +17,16 @@ class Learner(ActorCriticLearner):
     name = "PPO"
 
     def policy_loss(self, log_probs, old_log_probs, advantages, clip_range):
-        """-E[min(r A, clip(r, 1 - c, 1 + c) A)] with r = pi / pi_old; also approximate KL and clip fraction."""
+        """-E[min(r A, clip(r, 1 - c, 1 + c) A)] with r = pi / pi_old; also
+        approximate KL and clip fraction."""
         log_ratio = log_probs - old_log_probs
         ratio = tf.exp(log_ratio)
-        clipped = tf.clip_by_value(ratio, 1.0 - clip_range, 1.0 + clip_range)  # zero gradient outside the range
+        # zero gradient outside the range
+        clipped = tf.clip_by_value(ratio, 1.0 - clip_range, 1.0 + clip_range)
         loss = -tf.reduce_mean(tf.minimum(ratio * advantages, clipped * advantages))
-        approx_kl = tf.reduce_mean((ratio - 1.0) - log_ratio)  # an unbiased, always-positive KL estimate
-        clip_fraction = tf.reduce_mean(tf.cast(tf.abs(ratio - 1.0) > clip_range, tf.float32))
+        # an unbiased, always-positive KL estimate
+        approx_kl = tf.reduce_mean((ratio - 1.0) - log_ratio)
+        clip_fraction = tf.reduce_mean(
+            tf.cast(tf.abs(ratio - 1.0) > clip_range, tf.float32)
+        )
         return loss, approx_kl, clip_fraction

@@ -1,4 +1,5 @@
-"""PPO's clipped policy loss in PyTorch (networks and update loop: ``rlkit/algos/actor_critic/torch.py``).
+"""PPO's clipped policy loss in PyTorch (networks and update loop:
+``rlkit/algos/actor_critic/torch.py``).
 
 ``tf.py`` mirrors this file line by line.
 """
@@ -16,11 +17,14 @@ class Learner(ActorCriticLearner):
     name = "PPO"
 
     def policy_loss(self, log_probs, old_log_probs, advantages, clip_range):
-        """-E[min(r A, clip(r, 1 - c, 1 + c) A)] with r = pi / pi_old; also approximate KL and clip fraction."""
+        """-E[min(r A, clip(r, 1 - c, 1 + c) A)] with r = pi / pi_old; also
+        approximate KL and clip fraction."""
         log_ratio = log_probs - old_log_probs
         ratio = torch.exp(log_ratio)
-        clipped = torch.clamp(ratio, 1.0 - clip_range, 1.0 + clip_range)  # zero gradient outside the range
+        # zero gradient outside the range
+        clipped = torch.clamp(ratio, 1.0 - clip_range, 1.0 + clip_range)
         loss = -torch.minimum(ratio * advantages, clipped * advantages).mean()
-        approx_kl = ((ratio - 1.0) - log_ratio).mean()  # an unbiased, always-positive KL estimate
+        # an unbiased, always-positive KL estimate
+        approx_kl = ((ratio - 1.0) - log_ratio).mean()
         clip_fraction = ((ratio - 1.0).abs() > clip_range).float().mean()
         return loss, approx_kl, clip_fraction
