@@ -34,6 +34,7 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     train.add_argument("--logdir", default=None, help="write TensorBoard events, config.yaml and history.json here")
     train.add_argument("--save", default=None, help="checkpoint path: .pt (torch), .keras or .weights.h5 (tf)")
     train.add_argument("--stop-when-solved", action="store_true", help="stop at the first solving evaluation")
+    train.add_argument("--device", default="cpu", help="torch device: cpu (default), cuda, cuda:N, mps or auto")
     train.add_argument(
         "--resume",
         default=None,
@@ -84,7 +85,9 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
 
 
 #: Options of ``rlkit train`` that take a value (skipped when looking for the algorithm's name).
-TRAIN_OPTIONS_WITH_VALUES = {"--env", "--framework", "--seed", "--steps", "--logdir", "--save", "--config", "--resume"}
+TRAIN_OPTIONS_WITH_VALUES = {
+    *("--env", "--framework", "--seed", "--steps", "--logdir", "--save", "--config", "--resume", "--device")
+}
 
 
 def train_target(argv: list[str]) -> tuple[str | None, str | None]:
@@ -151,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             stop_when_solved=args.stop_when_solved,
             resume=args.resume,
+            device=args.device,
             **settings,
         )
         print(result)
