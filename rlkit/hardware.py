@@ -187,3 +187,78 @@ def format_report(info: dict | None = None) -> str:
             devices = ", ".join(details["devices"]) or "CPU only"
             lines.append(f"{framework:<12} CUDA build {cuda}, cuDNN {cudnn}; devices: {devices}")
     return "\n".join(lines)
+
+
+def time_update(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, repeats: int = 5) -> float:
+    """Median seconds of one Adam step of an MLP (obs_dim -> width -> width -> 1, squared error) on a batch
+    that starts in numpy, as every rlkit update does: the unit of work a GPU has to make cheaper.
+
+    The batch is copied to ``device`` inside the timed step and the device is synchronised before the clock
+    is read, so a GPU's figure includes its transfer and launch costs (chapter 43's crossover).
+    """
+    import numpy as np
+    import torch
+
+    device = resolve_device(device)
+    rng = np.random.default_rng(0)
+    obs = rng.standard_normal((batch, obs_dim), dtype=np.float32)
+    targets = rng.standard_normal((batch, 1), dtype=np.float32)
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Linear(obs_dim, width), torch.nn.ReLU(), torch.nn.Linear(width, width), torch.nn.ReLU(),
+        torch.nn.Linear(width, 1),
+    ).to(device)  # fmt: skip
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-4)
+
+    def step() -> None:
+        x, y = torch.as_tensor(obs, device=device), torch.as_tensor(targets, device=device)
+        loss = torch.nn.functional.mse_loss(net(x), y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        loss.item()  # waits for the device, as reading the loss for logging does
+
+    return _median_seconds(step, repeats)
+
+
+def time_forward(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, repeats: int = 50) -> float:
+    """Median seconds of one forward pass of the same MLP on a numpy batch, the actions back in numpy: what
+    acting costs on ``device``. ``device="numpy"`` times rlkit's own acting path
+    (:func:`rlkit.nets.mlp_forward`) on the same weights."""
+    import numpy as np
+
+    from rlkit.nets import init_mlp_weights, mlp_forward
+
+    obs = np.random.default_rng(0).standard_normal((batch, obs_dim), dtype=np.float32)
+    weights = init_mlp_weights([obs_dim, width, width, 1], seed=0)
+    if device == "numpy":
+        return _median_seconds(lambda: mlp_forward(weights, obs), repeats)
+    import torch
+
+    device = resolve_device(device)
+    layers = [torch.nn.Linear(a.shape[0], a.shape[1]) for a in weights[0::2]]
+    with torch.no_grad():
+        for layer, kernel, bias in zip(layers, weights[0::2], weights[1::2], strict=True):
+            layer.weight.copy_(torch.from_numpy(kernel.T.copy()))
+            layer.bias.copy_(torch.from_numpy(bias))
+    net = torch.nn.Sequential(layers[0], torch.nn.ReLU(), layers[1], torch.nn.ReLU(), layers[2]).to(device)
+
+    def act() -> None:
+        with torch.inference_mode():
+            net(torch.as_tensor(obs, device=device)).cpu().numpy()
+
+    return _median_seconds(act, repeats)
+
+
+def _median_seconds(work, repeats: int) -> float:
+    import time
+
+    import numpy as np
+
+    work()  # warm-up: first calls pay for allocation, kernel selection and caches
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
