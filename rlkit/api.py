@@ -142,6 +142,8 @@ def train(
     if resume is not None:
         if config:
             raise RlkitError(f"a resumed run keeps its checkpoint's hyperparameters; got {', '.join(config)}")
+        if device != "cpu":
+            raise RlkitError(f"a resumed run continues on the CPU: device={device!r} applies to a new run")
         given = env_kwargs or wrappers or not (isinstance(env, str) and env == DEFAULT_ENV)
         source = env_source(env, env_kwargs, wrappers) if given else None  # default: the checkpoint's own
         if buffer_class is not None and not entry.replay:

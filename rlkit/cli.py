@@ -85,9 +85,8 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
 
 
 #: Options of ``rlkit train`` that take a value (skipped when looking for the algorithm's name).
-TRAIN_OPTIONS_WITH_VALUES = {
-    *("--env", "--framework", "--seed", "--steps", "--logdir", "--save", "--config", "--resume", "--device")
-}
+TRAIN_OPTIONS_WITH_VALUES = {"--env", "--framework", "--seed", "--steps", "--logdir", "--save", "--config"}
+TRAIN_OPTIONS_WITH_VALUES |= {"--resume", "--device"}
 
 
 def train_target(argv: list[str]) -> tuple[str | None, str | None]:

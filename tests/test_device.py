@@ -39,6 +39,11 @@ def test_tensorflow_runs_refuse_a_named_torch_device():
         rlkit.train("dqn", framework="tf", total_steps=100, device="cuda", progress=False)
 
 
+def test_a_resumed_run_refuses_a_device_it_would_ignore(tmp_path):
+    with pytest.raises(RlkitError, match="a resumed run continues on the CPU"):
+        rlkit.train("dqn", resume=tmp_path / "agent.pt", device="auto")
+
+
 @pytest.mark.parametrize("algo", ["dqn", "ppo"])
 def test_the_device_reaches_the_learner(algo):
     result = rlkit.train(algo, total_steps=600, device="auto", progress=False, eval_every=600)
