@@ -32,7 +32,7 @@ import numpy as np
 from rlkit.errors import RlkitError
 
 FORMATS = ("onnx", "savedmodel")
-#: What each format needs beyond the agent's framework.
+#: What an ONNX export of each framework's agents needs besides the framework itself.
 NEEDS = {"torch": ("onnx", "onnxscript", "onnxruntime"), "tf": ("tf2onnx", "onnx", "onnxruntime")}
 
 
