@@ -464,3 +464,65 @@ def _softmax_entropy(q: np.ndarray) -> float:
     p = np.exp(q - q.max())
     p /= p.sum()
     return float(-(p * np.log(p)).sum())
+
+
+def check_to_env_units(to_env_units: Callable) -> None:
+    """Check ``to_env_units(squashed, low, high) -> actions`` (chapter 42): the rescaling an exported
+    DDPG/TD3/SAC policy must contain, from the actor's tanh output in [-1, 1] to the bounds [low, high]."""
+    rng = np.random.default_rng(0)
+    cases = {
+        "Pendulum's symmetric bounds": (np.array([-2.0]), np.array([2.0])),
+        "asymmetric bounds per dimension": (np.array([0.0, -1.0]), np.array([1.0, 3.0])),
+    }
+    for name, (low, high) in cases.items():
+        squashed = np.concatenate([-np.ones((1, len(low))), np.ones((1, len(low))), rng.uniform(-1, 1, (6, len(low)))])
+        result = to_env_units(squashed.astype(np.float32), low.astype(np.float32), high.astype(np.float32))
+        if result is None:
+            raise ExerciseError("to_env_units returned None: did you forget the `return`?")
+        result = np.asarray(result, dtype=np.float64)
+        if result.shape != squashed.shape:
+            raise ExerciseError(f"{name}: expected one action per row, shape {squashed.shape}, got {result.shape}.")
+        if np.allclose(result, np.clip(squashed, low, high)) and not np.allclose(low, -1):
+            raise ExerciseError(
+                f"{name}: clipping keeps the actor's units; -1 and +1 must become low and high. Rescale instead."
+            )
+        if not (np.allclose(result[0], low, atol=1e-6) and np.allclose(result[1], high, atol=1e-6)):
+            hint = " Multiplying by high is right only for bounds symmetric about 0." if np.any(low != -high) else ""
+            raise ExerciseError(
+                f"{name}: -1 must map to low {low.tolist()} and +1 to high {high.tolist()}; got {result[0].tolist()} "
+                f"and {result[1].tolist()}.{hint} Try low + (squashed + 1) * (high - low) / 2."
+            )
+        expected = low + (squashed + 1.0) * 0.5 * (high - low)
+        if not np.allclose(result, expected, atol=1e-5):
+            raise ExerciseError(f"{name}: the endpoints are right but the map is not linear in between.")
+    _passed("check_to_env_units", len(cases))
+
+
+def check_headless_frame(first_frame: Callable) -> None:
+    """Check ``first_frame(env_id, seed) -> frame`` (chapter 43): the first frame of an episode reset with
+    ``seed``, rendered as pixels on a machine without a display."""
+    import gymnasium as gym
+
+    cases = [("CartPole-v1", 0), ("CartPole-v1", 1), ("Pendulum-v1", 0)]
+    for env_id, seed in cases:
+        frame = first_frame(env_id, seed)
+        if frame is None:
+            raise ExerciseError(
+                f"{env_id}: render() returned None. With render_mode='human' (or none) an environment draws to a "
+                "window and returns nothing; make it with render_mode='rgb_array' to get the pixels."
+            )
+        frame = np.asarray(frame)
+        if frame.ndim != 3 or frame.shape[-1] != 3 or frame.dtype != np.uint8:
+            raise ExerciseError(
+                f"{env_id}: expected an (height, width, 3) uint8 image, got {frame.shape} {frame.dtype}."
+            )
+        env = gym.make(env_id, render_mode="rgb_array")
+        env.reset(seed=seed)
+        expected = env.render()
+        env.close()
+        if not np.array_equal(frame, expected):
+            raise ExerciseError(
+                f"{env_id}, seed {seed}: not the first frame of the episode reset with that seed. "
+                "Call env.reset(seed=seed) before env.render()."
+            )
+    _passed("check_headless_frame", len(cases))
