@@ -41,12 +41,23 @@ def test_first_cell_installs_rlkit_only_on_colab(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_exercise_solutions_are_tagged_and_checked(path):
+def test_exercises_check_the_readers_function_and_the_solution_under_its_own_name(path):
+    """Stub, check, solution: "Run all" checks the reader's stub (not attempted: a message, no error), and the
+    hidden solution defines ``<name>_solution``, never the reader's name, and is checked with strict=True."""
     cells = load(path)["cells"]
     for index, cell in enumerate(cells):
-        if "solution" in cell.get("metadata", {}).get("tags", []):
-            assert "hide-cell" in cell["metadata"]["tags"], "solutions are hidden in the book"
-            assert "check_" in "".join(cells[index + 1]["source"]), "a check follows each solution"
+        if "solution" not in cell.get("metadata", {}).get("tags", []):
+            continue
+        assert "hide-cell" in cell["metadata"]["tags"], "solutions are hidden in the book"
+        stub, check, solution = ("".join(c["source"]) for c in cells[index - 2 : index + 1])
+        name = re.search(r"^def (\w+)\(", stub, re.MULTILINE).group(1)
+        assert "raise NotImplementedError" in stub, f"{path.name}: the cell before the check is {name}'s stub"
+        call = re.search(rf"^(check_\w+)\({name}\)$", check, re.MULTILINE)
+        assert call, f"{path.name}: the cell after {name}'s stub checks it"
+        assert re.search(rf"^def {name}\(", solution, re.MULTILINE) is None, (
+            f"{path.name}: the solution redefines {name}"
+        )
+        assert f"{call.group(1)}({name}_solution, strict=True)" in solution, path.name
 
 
 def test_claims_covered_by_the_book_are_tagged_and_in_the_ledger():

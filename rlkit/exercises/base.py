@@ -1,0 +1,58 @@
+"""What every exercise check shares: the error a wrong answer raises, and the wrapper that tells a stub that
+is not filled in yet from a wrong answer.
+
+A chapter is read top to bottom and often run with "Run all" (Colab, JupyterLab): the exercise's stub still
+raises ``NotImplementedError`` then, and its check must say so and let the run go on. The reference solution
+is checked with ``strict=True``, where "not attempted" is an error too, so a broken solution fails CI.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+
+
+class ExerciseError(AssertionError):
+    """A check failed; the message explains the mistake."""
+
+
+def exercise_check(check: Callable[[Callable], None]) -> Callable[..., None]:
+    """Wrap ``check(function)`` so that a ``function`` that raises ``NotImplementedError`` (the unfilled stub)
+    prints "not attempted yet" instead of failing, unless the caller passes ``strict=True``."""
+
+    @functools.wraps(check)
+    def run(function: Callable, *, strict: bool = False) -> None:
+        if not callable(function):
+            raise TypeError(
+                f"{check.__name__} expects the function you wrote (pass it without calling it), "
+                f"got {type(function).__name__}"
+            )
+        try:
+            check(function)
+        except NotImplementedError:
+            name = getattr(function, "__name__", "your function")
+            message = (
+                f"{name} is not attempted yet: replace `raise NotImplementedError` in the cell that defines it "
+                "with your code, run that cell, then run this one again."
+            )
+            if strict:
+                raise ExerciseError(message) from None
+            print(f"{check.__name__}: {message}")
+
+    return run
+
+
+def passed(name: str, count: int) -> None:
+    print(f"{name}: all {count} checks passed.")
+
+
+def answer(name: str, result, shape: tuple[int, ...]) -> np.ndarray:
+    """The student's result as a float64 array of ``shape``, or an error that says what came back instead."""
+    if result is None:
+        raise ExerciseError(f"{name} returned None: did you forget the `return`?")
+    result = np.asarray(result, dtype=np.float64)
+    if result.shape != shape:
+        raise ExerciseError(f"{name} should return shape {shape}, got {result.shape}.")
+    return result
