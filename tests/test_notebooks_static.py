@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -36,8 +37,13 @@ def test_notebook_is_stored_without_outputs(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_first_cell_installs_rlkit_only_on_colab(path):
+    """On Colab the first cell installs the colab extra from the branch the launch button opens, so the
+    notebook a reader runs and the library it installs are the same version."""
     first = "".join(load(path)["cells"][0]["source"])
-    assert 'if "google.colab" in sys.modules' in first and "pip install" in first
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    assert 'if "google.colab" in sys.modules' in first
+    assert f'%pip install -q "rlkit-course[colab] @ git+{repository["url"]}@{repository["branch"]}"' in first
+    assert "colab" in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
