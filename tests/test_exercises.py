@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -42,6 +44,29 @@ def test_an_unfilled_stub_is_not_attempted_and_strict_mode_refuses_it(name, caps
     assert "not_attempted is not attempted yet" in capsys.readouterr().out
     with pytest.raises(ExerciseError, match="not attempted yet"):
         check(not_attempted, strict=True)
+
+
+def test_the_stored_numbers_are_the_instructor_formulas():
+    """The checks compare with numbers in rlkit/exercises/expected.json; they must be what the formulas in
+    classroom/expectations.py give (run `python -m classroom.expectations` after changing a check's inputs)."""
+    from classroom.expectations import STORED, answer_key
+
+    assert json.loads(STORED.read_text()) == answer_key()
+
+
+def test_no_check_computes_its_answer():
+    """The student-facing checks hold inputs, messages and stored numbers: no formula of an answer."""
+    import inspect
+
+    import rlkit.exercises.continuous
+    import rlkit.exercises.policy_gradient
+    import rlkit.exercises.value_based
+
+    for module in (rlkit.exercises.value_based, rlkit.exercises.policy_gradient, rlkit.exercises.continuous):
+        source = inspect.getsource(module)
+        for formula in ("max(axis=1)", "np.minimum(", "np.maximum(", "np.log(2 * np.pi)", "np.clip(", "** -beta"):
+            assert formula not in source, (module.__name__, formula)
+        assert "rlkit.distributional import categorical_support, project" not in source
 
 
 def test_a_check_wants_the_function_not_its_result():

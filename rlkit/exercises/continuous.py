@@ -6,28 +6,33 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rlkit.exercises.base import ExerciseError, answer, exercise_check, passed
+from rlkit.exercises.base import ExerciseError, answer, exercise_check, known, passed
 
 
 @exercise_check
 def check_polyak_update(polyak_update: Callable) -> None:
     """Check ``polyak_update(target, online, tau) -> new_target`` (chapter 30): target + tau (online - target)."""
-    rng = np.random.default_rng(3)
-    target, online, tau = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), 0.05
-    kept = target.copy()
+    target, online, tau = polyak_update_inputs()
+    expected = known("polyak_update")
     result = answer("polyak_update", polyak_update(target, online, tau), (4, 3))
-    if np.allclose(result, online + tau * (target - online)):
+    if np.allclose(result, expected["wrong network"]):
         raise ExerciseError(
             "tau weighs the wrong network: the *target* keeps 1 - tau of itself and takes tau of online."
         )
     if np.allclose(result, online):
         raise ExerciseError("that is a hard copy of the online network; a Polyak update moves only a fraction tau.")
-    if not np.allclose(result, kept + tau * (online - kept)):
+    if not np.allclose(result, expected["answer"]):
         raise ExerciseError("expected (1 - tau) * target + tau * online.")
     full_step = polyak_update(np.zeros(2), np.ones(2), 1.0)
     if full_step is None or not np.allclose(full_step, 1.0):
         raise ExerciseError("with tau = 1 a Polyak update must equal a hard copy of the online weights.")
     passed("check_polyak_update", 4)
+
+
+def polyak_update_inputs() -> tuple:
+    """(target, online, tau): two 4 x 3 weight arrays and tau 0.05."""
+    rng = np.random.default_rng(3)
+    return rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), 0.05
 
 
 @exercise_check
@@ -37,20 +42,24 @@ def check_smoothed_target_action(smoothed_target_action: Callable) -> None:
     TD3's target policy smoothing: ``clip(target_action + clip(sigma * noise, -noise_clip, noise_clip), -1, 1)``
     with ``noise`` standard normal.
     """
-    target_action = np.array([[0.0], [0.95], [-0.5], [0.2]])
-    noise = np.array([[0.5], [1.0], [-4.0], [3.0]])
-    sigma, noise_clip = 0.2, 0.5
-    expected = np.clip(target_action + np.clip(sigma * noise, -noise_clip, noise_clip), -1, 1)
-    result = answer("smoothed_target_action", smoothed_target_action(target_action, noise, sigma, noise_clip), (4, 1))
-    if np.allclose(result, np.clip(target_action + sigma * noise, -1, 1)):
+    stored = known("smoothed_target_action")
+    result = answer("smoothed_target_action", smoothed_target_action(*smoothed_target_action_inputs()), (4, 1))
+    if np.allclose(result, stored["noise not clipped"]):
         raise ExerciseError("clip the noise itself to [-noise_clip, noise_clip] before adding it: rows 3 and 4.")
-    if np.allclose(result, target_action + np.clip(sigma * noise, -noise_clip, noise_clip)):
+    if np.allclose(result, stored["action not clipped"]):
         raise ExerciseError("the smoothed action must stay a valid action: clip it to [-1, 1] (row 2).")
-    if np.allclose(result, np.clip(target_action + np.clip(noise, -noise_clip, noise_clip), -1, 1)):
+    if np.allclose(result, stored["noise not scaled"]):
         raise ExerciseError("scale the standard-normal noise by sigma before clipping it.")
-    if not np.allclose(result, expected):
-        raise ExerciseError(f"expected {expected.ravel().tolist()}, got {np.round(result, 3).ravel().tolist()}.")
+    if not np.allclose(result, stored["answer"]):
+        expected = stored["answer"].ravel().tolist()
+        raise ExerciseError(f"expected {expected}, got {np.round(result, 3).ravel().tolist()}.")
     passed("check_smoothed_target_action", 4)
+
+
+def smoothed_target_action_inputs() -> tuple:
+    """(target_action, noise, sigma, noise_clip): row 2 near the bound, rows 3 and 4 with large noise."""
+    target_action, noise = np.array([[0.0], [0.95], [-0.5], [0.2]]), np.array([[0.5], [1.0], [-4.0], [3.0]])
+    return target_action, noise, 0.2, 0.5
 
 
 @exercise_check
@@ -59,28 +68,30 @@ def check_squashed_log_prob(squashed_log_prob: Callable) -> None:
 
     The Gaussian log-density of ``u`` summed over dimensions, minus ``sum log(1 - tanh(u)^2)``.
     """
-    rng = np.random.default_rng(4)
-    mean, log_std = rng.normal(size=(5, 2)), rng.normal(size=(5, 2)) * 0.3
-    pre_tanh = mean + np.exp(log_std) * rng.normal(size=(5, 2))
-    pre_tanh[4] = [6.0, -7.0]  # saturated: 1 - tanh(u)^2 is ~1e-5 and ~3e-6
-    gaussian = (-0.5 * ((pre_tanh - mean) / np.exp(log_std)) ** 2 - log_std - 0.5 * np.log(2 * np.pi)).sum(axis=1)
-    correction = np.log(1 - np.tanh(pre_tanh) ** 2).sum(axis=1)
-    result = answer("squashed_log_prob", squashed_log_prob(pre_tanh, mean, log_std), (5,))
-    if np.allclose(result, gaussian):
+    stored = known("squashed_log_prob")
+    result = answer("squashed_log_prob", squashed_log_prob(*squashed_log_prob_inputs()), (5,))
+    if np.allclose(result, stored["gaussian"]):
         raise ExerciseError(
             "that is the Gaussian's log-density of u; a = tanh(u) squeezes it, so subtract sum log(1 - tanh(u)^2)."
         )
-    if np.allclose(result, gaussian + correction):
+    if np.allclose(result, stored["wrong sign"]):
         raise ExerciseError("the correction has the wrong sign: log pi(a) = log N(u) - sum log(1 - tanh(u)^2).")
     if not np.isfinite(result).all():
         raise ExerciseError(
             "a saturated tanh (row 5) gives log(0): use log(1 - tanh(u)^2) = 2 (log 2 - u - softplus(-2u))."
         )
-    if not np.allclose(result, gaussian - correction, rtol=1e-4, atol=1e-3):
-        raise ExerciseError(
-            f"expected {np.round(gaussian - correction, 3).tolist()}, got {np.round(result, 3).tolist()}."
-        )
+    if not np.allclose(result, stored["answer"], rtol=1e-4, atol=1e-3):
+        raise ExerciseError(f"expected {np.round(stored['answer'], 3).tolist()}, got {np.round(result, 3).tolist()}.")
     passed("check_squashed_log_prob", 4)
+
+
+def squashed_log_prob_inputs() -> tuple:
+    """(pre_tanh, mean, log_std) of 5 two-dimensional actions; row 5 saturated (1 - tanh(u)^2 ~ 1e-5, 3e-6)."""
+    rng = np.random.default_rng(4)
+    mean, log_std = rng.normal(size=(5, 2)), rng.normal(size=(5, 2)) * 0.3
+    pre_tanh = mean + np.exp(log_std) * rng.normal(size=(5, 2))
+    pre_tanh[4] = [6.0, -7.0]
+    return pre_tanh, mean, log_std
 
 
 @exercise_check

@@ -6,15 +6,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rlkit.exercises.base import ExerciseError, exercise_check, passed
+from rlkit.exercises.base import ExerciseError, exercise_check, known, passed
 
 
 @exercise_check
 def check_reward_to_go(reward_to_go: Callable) -> None:
     """Check ``reward_to_go(rewards, gamma) -> array`` (chapter 20): ``G_t = sum_k gamma^(k-t) r_k`` for k >= t."""
-    rewards = np.array([1.0, 0.0, 2.0, 3.0])
-    gamma = 0.5
-    expected = np.array([1 + 0.5 * 0 + 0.25 * 2 + 0.125 * 3, 0 + 0.5 * 2 + 0.25 * 3, 2 + 0.5 * 3, 3.0])
+    rewards, gamma = reward_to_go_inputs()
+    stored = known("reward_to_go")
+    expected = stored["answer"]
     result = reward_to_go(rewards, gamma)
     if result is None:
         raise ExerciseError("reward_to_go returned None: did you forget the `return`?")
@@ -25,20 +25,23 @@ def check_reward_to_go(reward_to_go: Callable) -> None:
         raise ExerciseError("every step got the whole episode's return: step t should only count rewards from t on.")
     if np.allclose(result, np.cumsum(rewards)):
         raise ExerciseError("you summed the rewards *before* each step: the reward-to-go sums those from t onwards.")
-    if np.allclose(result, np.cumsum(rewards[::-1])[::-1]):
+    if np.allclose(result, stored["undiscounted"]):
         raise ExerciseError("the rewards are not discounted: multiply the reward k - t steps ahead by gamma^(k - t).")
     if not np.allclose(result, expected):
         raise ExerciseError(f"expected {expected.tolist()}, got {result.tolist()}.")
     passed("check_reward_to_go", 4)
 
 
+def reward_to_go_inputs() -> tuple:
+    """One short episode's rewards and gamma 0.5."""
+    return np.array([1.0, 0.0, 2.0, 3.0]), 0.5
+
+
 @exercise_check
 def check_a2c_policy_loss(policy_loss: Callable) -> None:
     """Check ``policy_loss(log_probs, advantages) -> float`` (chapter 21): ``-mean(log_probs * advantages)``."""
-    rng = np.random.default_rng(1)
-    log_probs = np.log(rng.uniform(0.1, 0.9, size=(8, 4))).astype(np.float32)  # 8 steps x 4 environments
-    advantages = rng.normal(size=(8, 4)).astype(np.float32)
-    expected = float(-(log_probs * advantages).mean())
+    log_probs, advantages = policy_loss_inputs()
+    expected = float(known("policy_loss")["answer"])
     result = policy_loss(log_probs, advantages)
     if result is None:
         raise ExerciseError("policy_loss returned None: did you forget the `return`?")
@@ -59,14 +62,20 @@ def check_a2c_policy_loss(policy_loss: Callable) -> None:
     passed("check_a2c_policy_loss", 4)
 
 
+def policy_loss_inputs() -> tuple:
+    """Log-probabilities and advantages of 8 steps x 4 environments."""
+    rng = np.random.default_rng(1)
+    log_probs = np.log(rng.uniform(0.1, 0.9, size=(8, 4))).astype(np.float32)
+    return log_probs, rng.normal(size=(8, 4)).astype(np.float32)
+
+
 @exercise_check
 def check_clipped_surrogate(clipped_surrogate: Callable) -> None:
     """Check ``clipped_surrogate(ratio, advantages, clip) -> float`` (chapter 22): PPO's objective to maximise,
     ``mean(min(ratio * A, clip(ratio, 1 - clip, 1 + clip) * A))``."""
-    ratio = np.array([0.5, 0.9, 1.0, 1.3, 0.7, 1.5], dtype=np.float32)
-    advantages = np.array([1.0, 1.0, 2.0, 1.0, -1.0, -1.0], dtype=np.float32)
-    clip = 0.2
-    expected = float(np.mean(np.minimum(ratio * advantages, np.clip(ratio, 1 - clip, 1 + clip) * advantages)))
+    ratio, advantages, clip = clipped_surrogate_inputs()
+    stored = known("clipped_surrogate")
+    expected = float(stored["answer"])
     result = clipped_surrogate(ratio, advantages, clip)
     if result is None:
         raise ExerciseError("clipped_surrogate returned None: did you forget the `return`?")
@@ -75,29 +84,31 @@ def check_clipped_surrogate(clipped_surrogate: Callable) -> None:
     result = float(result)
     if np.isclose(result, -expected, atol=1e-6):
         raise ExerciseError("the sign is flipped: return the objective to maximise; the loss is its negative.")
-    if np.isclose(result, float(np.mean(np.clip(ratio, 1 - clip, 1 + clip) * advantages)), atol=1e-6):
+    if np.isclose(result, float(stored["clipped only"]), atol=1e-6):
         raise ExerciseError(
             "you return the clipped term alone: PPO takes the minimum of the clipped and the unclipped term, so "
             "a ratio that moved the *wrong* way (here 1.5 with A < 0) is not clipped and keeps its gradient."
         )
-    optimistic = np.maximum(ratio * advantages, np.clip(ratio, 1 - clip, 1 + clip) * advantages)
-    if np.isclose(result, float(np.mean(optimistic)), atol=1e-6):
+    if np.isclose(result, float(stored["maximum"]), atol=1e-6):
         raise ExerciseError("use the minimum of the two terms (a pessimistic bound), not the maximum.")
     if not np.isclose(result, expected, atol=1e-5):
         raise ExerciseError(f"expected {expected:.4f}, got {result:.4f}: check the clip bounds 1 - clip and 1 + clip.")
     passed("check_clipped_surrogate", 4)
 
 
+def clipped_surrogate_inputs() -> tuple:
+    """(ratio, advantages, clip): ratios inside and outside [0.8, 1.2], advantages of both signs."""
+    ratio = np.array([0.5, 0.9, 1.0, 1.3, 0.7, 1.5], dtype=np.float32)
+    return ratio, np.array([1.0, 1.0, 2.0, 1.0, -1.0, -1.0], dtype=np.float32), 0.2
+
+
 @exercise_check
 def check_gaussian_log_prob(gaussian_log_prob: Callable) -> None:
     """Check ``gaussian_log_prob(actions, mean, log_std) -> (B,)`` (chapter 23): the diagonal Gaussian's
     log-density, summed over action dimensions."""
-    rng = np.random.default_rng(2)
-    actions = rng.normal(size=(6, 3))
-    mean = rng.normal(size=(6, 3))
-    log_std = np.array([-0.5, 0.0, 0.3])
-    per_dim = -0.5 * ((actions - mean) / np.exp(log_std)) ** 2 - log_std - 0.5 * np.log(2 * np.pi)
-    expected = per_dim.sum(axis=1)
+    actions, mean, log_std = gaussian_log_prob_inputs()
+    stored = known("gaussian_log_prob")
+    expected = stored["answer"]
     result = gaussian_log_prob(actions, mean, log_std)
     if result is None:
         raise ExerciseError("gaussian_log_prob returned None: did you forget the `return`?")
@@ -108,15 +119,21 @@ def check_gaussian_log_prob(gaussian_log_prob: Callable) -> None:
         )
     if result.shape != (6,):
         raise ExerciseError(f"return one log-probability per sample, shape (6,); got {result.shape}.")
-    if np.allclose(result, (per_dim + log_std).sum(axis=1)):
+    if np.allclose(result, stored["no log sigma"]):
         raise ExerciseError("the -log(sigma) term is missing: the density is divided by sigma in every dimension.")
-    if np.allclose(result, (-0.5 * ((actions - mean) / np.exp(log_std)) ** 2 - log_std).sum(axis=1)):
+    if np.allclose(result, stored["no constant"]):
         raise ExerciseError(
             "the constant -0.5 * log(2 pi) per dimension is missing (PPO's ratio would not mind; a "
             "reported log-probability or entropy would)."
         )
-    if np.allclose(result, (-0.5 * (actions - mean) ** 2 - 0.5 * np.log(2 * np.pi)).sum(axis=1) - log_std.sum()):
+    if np.allclose(result, stored["not divided by sigma"]):
         raise ExerciseError("divide the deviation by sigma = exp(log_std) before squaring.")
     if not np.allclose(result, expected):
         raise ExerciseError(f"expected {np.round(expected, 3).tolist()}, got {np.round(result, 3).tolist()}.")
     passed("check_gaussian_log_prob", 5)
+
+
+def gaussian_log_prob_inputs() -> tuple:
+    """(actions, mean, log_std): 6 samples of a 3-dimensional action, one log_std per dimension."""
+    rng = np.random.default_rng(2)
+    return rng.normal(size=(6, 3)), rng.normal(size=(6, 3)), np.array([-0.5, 0.0, 0.3])
