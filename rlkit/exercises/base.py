@@ -46,6 +46,23 @@ def exercise_check(check: Callable[[Callable], None]) -> Callable[..., None]:
     return run
 
 
+def scalar(name: str, result, hint: str) -> float:
+    """The student's result as one float, or an error that says what came back instead (``hint``: how to
+    reduce it to one number)."""
+    if result is None:
+        raise ExerciseError(f"{name} returned None: did you forget the `return`?")
+    if np.ndim(result) != 0:
+        raise ExerciseError(f"return one number ({hint}), got shape {np.shape(result)}.")
+    return float(result)
+
+
+def name_the_mistake(result: np.ndarray, stored: dict[str, np.ndarray], mistakes: dict[str, str], **tolerance) -> None:
+    """Raise the message of the first mistake whose stored result ``result`` matches (``np.allclose``)."""
+    for mistake, message in mistakes.items():
+        if np.allclose(result, stored[mistake], **tolerance):
+            raise ExerciseError(message)
+
+
 def passed(name: str, count: int) -> None:
     print(f"{name}: all {count} checks passed.")
 

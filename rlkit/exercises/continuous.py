@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rlkit.exercises.base import ExerciseError, answer, exercise_check, known, passed
+from rlkit.exercises.base import ExerciseError, answer, exercise_check, known, name_the_mistake, passed
 
 
 @exercise_check
@@ -44,12 +44,12 @@ def check_smoothed_target_action(smoothed_target_action: Callable) -> None:
     """
     stored = known("smoothed_target_action")
     result = answer("smoothed_target_action", smoothed_target_action(*smoothed_target_action_inputs()), (4, 1))
-    if np.allclose(result, stored["noise not clipped"]):
-        raise ExerciseError("clip the noise itself to [-noise_clip, noise_clip] before adding it: rows 3 and 4.")
-    if np.allclose(result, stored["action not clipped"]):
-        raise ExerciseError("the smoothed action must stay a valid action: clip it to [-1, 1] (row 2).")
-    if np.allclose(result, stored["noise not scaled"]):
-        raise ExerciseError("scale the standard-normal noise by sigma before clipping it.")
+    mistakes = {
+        "noise not clipped": "clip the noise itself to [-noise_clip, noise_clip] before adding it: rows 3 and 4.",
+        "action not clipped": "the smoothed action must stay a valid action: clip it to [-1, 1] (row 2).",
+        "noise not scaled": "scale the standard-normal noise by sigma before clipping it.",
+    }
+    name_the_mistake(result, stored, mistakes)
     if not np.allclose(result, stored["answer"]):
         expected = stored["answer"].ravel().tolist()
         raise ExerciseError(f"expected {expected}, got {np.round(result, 3).ravel().tolist()}.")

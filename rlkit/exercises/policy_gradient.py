@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rlkit.exercises.base import ExerciseError, exercise_check, known, passed
+from rlkit.exercises.base import ExerciseError, exercise_check, known, name_the_mistake, passed, scalar
 
 
 @exercise_check
@@ -42,12 +42,7 @@ def check_a2c_policy_loss(policy_loss: Callable) -> None:
     """Check ``policy_loss(log_probs, advantages) -> float`` (chapter 21): ``-mean(log_probs * advantages)``."""
     log_probs, advantages = policy_loss_inputs()
     expected = float(known("policy_loss")["answer"])
-    result = policy_loss(log_probs, advantages)
-    if result is None:
-        raise ExerciseError("policy_loss returned None: did you forget the `return`?")
-    if np.ndim(result) != 0:
-        raise ExerciseError(f"return one number, got shape {np.shape(result)}: reduce over steps and environments.")
-    result = float(result)
+    result = scalar("policy_loss", policy_loss(log_probs, advantages), "reduce over steps and environments")
     if np.isclose(result, -expected, atol=1e-5):
         raise ExerciseError("the sign is flipped: gradient *descent* on the loss must *increase* log pi(a|s) A.")
     if np.isclose(result, expected * log_probs.size, rtol=1e-4):
@@ -76,12 +71,7 @@ def check_clipped_surrogate(clipped_surrogate: Callable) -> None:
     ratio, advantages, clip = clipped_surrogate_inputs()
     stored = known("clipped_surrogate")
     expected = float(stored["answer"])
-    result = clipped_surrogate(ratio, advantages, clip)
-    if result is None:
-        raise ExerciseError("clipped_surrogate returned None: did you forget the `return`?")
-    if np.ndim(result) != 0:
-        raise ExerciseError(f"return one number (the mean over the batch), got shape {np.shape(result)}.")
-    result = float(result)
+    result = scalar("clipped_surrogate", clipped_surrogate(ratio, advantages, clip), "the mean over the batch")
     if np.isclose(result, -expected, atol=1e-6):
         raise ExerciseError("the sign is flipped: return the objective to maximise; the loss is its negative.")
     if np.isclose(result, float(stored["clipped only"]), atol=1e-6):
@@ -119,15 +109,13 @@ def check_gaussian_log_prob(gaussian_log_prob: Callable) -> None:
         )
     if result.shape != (6,):
         raise ExerciseError(f"return one log-probability per sample, shape (6,); got {result.shape}.")
-    if np.allclose(result, stored["no log sigma"]):
-        raise ExerciseError("the -log(sigma) term is missing: the density is divided by sigma in every dimension.")
-    if np.allclose(result, stored["no constant"]):
-        raise ExerciseError(
-            "the constant -0.5 * log(2 pi) per dimension is missing (PPO's ratio would not mind; a "
-            "reported log-probability or entropy would)."
-        )
-    if np.allclose(result, stored["not divided by sigma"]):
-        raise ExerciseError("divide the deviation by sigma = exp(log_std) before squaring.")
+    mistakes = {
+        "no log sigma": "the -log(sigma) term is missing: the density is divided by sigma in every dimension.",
+        "no constant": "the constant -0.5 * log(2 pi) per dimension is missing (PPO's ratio would not mind; a "
+        "reported log-probability or entropy would).",
+        "not divided by sigma": "divide the deviation by sigma = exp(log_std) before squaring.",
+    }
+    name_the_mistake(result, stored, mistakes)
     if not np.allclose(result, expected):
         raise ExerciseError(f"expected {np.round(expected, 3).tolist()}, got {np.round(result, 3).tolist()}.")
     passed("check_gaussian_log_prob", 5)

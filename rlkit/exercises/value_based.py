@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rlkit.exercises.base import ExerciseError, answer, exercise_check, known, passed
+from rlkit.exercises.base import ExerciseError, answer, exercise_check, known, name_the_mistake, passed
 
 
 @exercise_check
@@ -133,12 +133,12 @@ def check_double_target(double_target: Callable) -> None:
     """
     expected = known("double_target")
     result = answer("double_target", double_target(*double_target_inputs()), (5,))
-    if np.allclose(result, expected["vanilla"]):
-        raise ExerciseError("that is the vanilla target: let the *online* network choose the action.")
-    if np.allclose(result, expected["online values"]):
-        raise ExerciseError("the online network chooses a', but the *target* network values it.")
-    if np.allclose(result, expected["no terminal"]):
-        raise ExerciseError("no bootstrap at a terminal transition: multiply by (1 - terminated) (row 3).")
+    mistakes = {
+        "vanilla": "that is the vanilla target: let the *online* network choose the action.",
+        "online values": "the online network chooses a', but the *target* network values it.",
+        "no terminal": "no bootstrap at a terminal transition: multiply by (1 - terminated) (row 3).",
+    }
+    name_the_mistake(result, expected, mistakes)
     if not np.allclose(result, expected["answer"]):
         raise ExerciseError(f"expected {np.round(expected['answer'], 4).tolist()}, got {np.round(result, 4).tolist()}.")
     passed("check_double_target", 4)
@@ -173,15 +173,13 @@ def check_priority_weights(priority_weights: Callable) -> None:
         raise ExerciseError("raise the priorities to the power alpha before normalising them.")
     if not np.allclose(probs, expected["probabilities"]):
         raise ExerciseError(f"probabilities should be {np.round(expected['probabilities'], 4).tolist()}.")
-    if np.allclose(got, expected["unnormalised weights"]):
-        raise ExerciseError("divide the weights by the largest weight in the batch, so the largest is 1.")
-    if np.allclose(got, expected["buffer-normalised weights"]):
-        raise ExerciseError(
-            "that divides by the largest weight over the whole buffer (OpenAI baselines' choice); here, as in "
-            "rlkit, divide by the largest weight among the sampled indices."
-        )
-    if np.allclose(got, expected["inverse weights"]):
-        raise ExerciseError("the exponent is -beta: rarely sampled transitions get the *larger* weights.")
+    mistakes = {
+        "unnormalised weights": "divide the weights by the largest weight in the batch, so the largest is 1.",
+        "buffer-normalised weights": "that divides by the largest weight over the whole buffer (OpenAI baselines' "
+        "choice); here, as in rlkit, divide by the largest weight among the sampled indices.",
+        "inverse weights": "the exponent is -beta: rarely sampled transitions get the *larger* weights.",
+    }
+    name_the_mistake(got, expected, mistakes)
     if not np.allclose(got, expected["weights"]):
         raise ExerciseError(f"weights should be {np.round(expected['weights'], 4).tolist()}.")
     passed("check_priority_weights", 6)
