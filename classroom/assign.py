@@ -27,6 +27,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from classroom import compare
 from classroom.hidden_tests import HIDDEN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,8 +109,6 @@ def public_test(exercise: Exercise) -> str:
 
 def hidden_test(exercise: Exercise) -> str:
     """The autograder's test: the student's function against the chapter's solution on fresh inputs."""
-    from classroom import compare
-
     hidden = HIDDEN[exercise.name]
     reference = exercise.reference.replace(f"def {exercise.name}(", "def reference(")
     body = "\n".join(
