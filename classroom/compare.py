@@ -1,10 +1,15 @@
 """The comparison every hidden test makes; its source is copied into each generated test (the autograder's
-tests run without this folder), so it imports what it needs itself."""
+tests run without this folder), so it imports what it needs itself and quotes the annotations it cannot."""
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
-def compare_with_reference(student, reference, cases, gradients=False):
+def compare_with_reference(
+    student: "Callable", reference: "Callable", cases: list[tuple], gradients: bool = False
+) -> None:
     """Call ``student`` and ``reference`` on a copy of each case's arguments; require the same results and
     the same arguments afterwards (in-place updates), and with ``gradients`` the same input gradients."""
     import copy

@@ -6,13 +6,15 @@ fresh inputs, drawn here, and compares everything they return and everything the
 student-facing check's on purpose: an answer that only fits the cases the check prints still fails.
 
 Each ``cases`` function is copied into the generated test by its source, so it may use only its argument
-``rng`` (a ``numpy.random.Generator``) and the modules it imports itself.
+``rng`` (a ``numpy.random.Generator``) and the modules it imports itself (hence the quoted annotations).
 """
-
-from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -24,14 +26,14 @@ class Hidden:
     gradients: bool = False  # torch exercises: compare the gradients of the inputs too
 
 
-def bootstrap_mask(rng):
+def bootstrap_mask(rng: "np.random.Generator") -> list[tuple]:
     import numpy as np
 
     terminated, truncated = rng.random(9) < 0.4, rng.random(9) < 0.4
     return [(terminated, truncated), (np.array([True, False]), np.array([True, True]))]
 
 
-def td_target(rng):
+def td_target(rng: "np.random.Generator") -> list[tuple]:
     import numpy as np
 
     cases = []
@@ -42,25 +44,25 @@ def td_target(rng):
     return cases
 
 
-def soft_update(rng):
+def soft_update(rng: "np.random.Generator") -> list[tuple]:
     online = [rng.normal(size=(4, 3)), rng.normal(size=3), rng.normal(size=(2, 2, 2))]
     target = [rng.normal(size=array.shape) for array in online]
     return [(target, online, 0.05), (target, online, 1.0)]
 
 
-def double_target(rng):
+def double_target(rng: "np.random.Generator") -> list[tuple]:
     import numpy as np
 
     terminated = np.array([0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0])
     return [(rng.normal(size=7), rng.normal(size=(7, 4)), rng.normal(size=(7, 4)), terminated, 0.97)]
 
 
-def priority_weights(rng):
+def priority_weights(rng: "np.random.Generator") -> list[tuple]:
     priorities = rng.uniform(0.01, 5.0, size=12)
     return [(priorities, rng.integers(0, 12, size=8), 0.7, 0.5), (priorities, rng.integers(0, 12, size=3), 1.0, 1.0)]
 
 
-def project(rng):
+def project(rng: "np.random.Generator") -> list[tuple]:
     import numpy as np
 
     support = np.linspace(-5.0, 5.0, 21)
@@ -71,41 +73,41 @@ def project(rng):
     return [(probs, rewards, discounts, support)]
 
 
-def entropy_of_greedy_actions(rng):
+def entropy_of_greedy_actions(rng: "np.random.Generator") -> list[tuple]:
     import numpy as np
 
     return [(rng.normal(size=(50, 4)),), (np.tile([[1.0, 0.0, 3.0, 2.0]], (5, 1)),), (rng.normal(size=(7, 6)),)]
 
 
-def reward_to_go(rng):
+def reward_to_go(rng: "np.random.Generator") -> list[tuple]:
     return [(rng.normal(size=9), 0.9), (rng.normal(size=1), 0.5), (rng.normal(size=20), 1.0)]
 
 
-def policy_loss(rng):
+def policy_loss(rng: "np.random.Generator") -> list[tuple]:
     import numpy as np
 
     log_probs = np.log(rng.uniform(0.05, 0.95, size=(5, 3)))
     return [(log_probs, rng.normal(size=(5, 3))), (log_probs[:, :1], rng.normal(size=(5, 1)))]
 
 
-def clipped_surrogate(rng):
+def clipped_surrogate(rng: "np.random.Generator") -> list[tuple]:
     ratio = rng.uniform(0.5, 1.6, size=20)
     return [(ratio, rng.normal(size=20), 0.2), (ratio, rng.normal(size=20), 0.1)]
 
 
-def gaussian_log_prob(rng):
+def gaussian_log_prob(rng: "np.random.Generator") -> list[tuple]:
     return [(rng.normal(size=(4, 2)), rng.normal(size=(4, 2)), rng.normal(size=2) * 0.5)]
 
 
-def polyak_update(rng):
+def polyak_update(rng: "np.random.Generator") -> list[tuple]:
     return [(rng.normal(size=(3, 5)), rng.normal(size=(3, 5)), 0.01), (rng.normal(size=4), rng.normal(size=4), 0.5)]
 
 
-def smoothed_target_action(rng):
+def smoothed_target_action(rng: "np.random.Generator") -> list[tuple]:
     return [(rng.uniform(-1.0, 1.0, size=(8, 2)), rng.normal(size=(8, 2)) * 2.0, 0.3, 0.4)]
 
 
-def squashed_log_prob(rng):
+def squashed_log_prob(rng: "np.random.Generator") -> list[tuple]:
     import numpy as np
 
     mean, log_std = rng.normal(size=(6, 3)), rng.normal(size=(6, 3)) * 0.2
@@ -114,7 +116,7 @@ def squashed_log_prob(rng):
     return [(pre_tanh, mean, log_std)]
 
 
-def first_crossing(rng):
+def first_crossing(rng: "np.random.Generator") -> list[tuple]:
     import numpy as np
 
     steps = np.arange(1, 11) * 500
@@ -128,11 +130,11 @@ def first_crossing(rng):
     ]
 
 
-def seeded_rollout(rng):
+def seeded_rollout(rng: "np.random.Generator") -> list[tuple]:
     return [(int(rng.integers(10, 10_000)),), (int(rng.integers(10, 10_000)),)]
 
 
-def standardize(rng):
+def standardize(rng: "np.random.Generator") -> list[tuple]:
     import numpy as np
     import torch
 
