@@ -23,7 +23,7 @@ endif
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 export PYTHONHASHSEED ?= 0
 
-.PHONY: venv book test browser-test lab lint student clean
+.PHONY: venv book test browser-test lab lint assignments grade clean
 
 venv: $(STAMP)
 
@@ -65,8 +65,15 @@ lint: $(STAMP)
 	$(BIN)/ruff check --no-force-exclude --line-length 85 $(SHOWN)
 	$(BIN)/ruff format --check --no-force-exclude --line-length 85 $(SHOWN)
 
-student: $(STAMP)
-	$(BIN)/python -m rlkit.classroom notebooks _build/student
+# One otter-grader assignment per chapter exercise in _build/assignments/<chapter>/: student/ (hand it out),
+# autograder/ (autograder.zip with the hidden tests, and the solution notebook). See book/teaching.md.
+assignments: $(STAMP)
+	$(BIN)/python -m classroom.assign
+
+# Grade a folder of submitted notebooks without Docker: make grade SUBMISSIONS=dir (writes dir/grades.csv)
+grade: $(STAMP)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<folder of submitted notebooks>"; exit 2; }
+	$(BIN)/python -m classroom.grade $(SUBMISSIONS)
 
 clean:
 	rm -rf _build .pytest_cache

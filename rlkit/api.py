@@ -114,6 +114,7 @@ def train(
     env_kwargs: dict | None = None,
     wrappers: Sequence = (),
     resume: str | Path | None = None,
+    device: str = "cpu",
     **config,
 ) -> TrainResult:
     """Train ``algo`` on the environment ``env`` with ``framework`` ("torch" or "tf").
@@ -132,12 +133,17 @@ def train(
     ``resume`` continues the run saved resumable at that checkpoint (``agent.save(path, resumable=True)``, or
     ``SaveCheckpoints(..., resumable=True)``) up to ``total_steps`` in all (default: the run's own total),
     exactly as if it had not stopped; its hyperparameters are the checkpoint's.
+    ``device`` is where a torch learner trains: "cpu" (default), "cuda", "cuda:N", "mps" or "auto" (the first
+    of CUDA, MPS, CPU that torch sees); acting stays in numpy on the CPU. TensorFlow chooses its device itself
+    (a GPU when its GPU build sees one), so a TF run takes only "cpu" or "auto".
     Returns a :class:`~rlkit.result.TrainResult` with ``.agent`` (the last one) and ``.history``.
     """
     entry = algorithm(algo)
     if resume is not None:
         if config:
             raise RlkitError(f"a resumed run keeps its checkpoint's hyperparameters; got {', '.join(config)}")
+        if device != "cpu":
+            raise RlkitError(f"a resumed run continues on the CPU: device={device!r} applies to a new run")
         given = env_kwargs or wrappers or not (isinstance(env, str) and env == DEFAULT_ENV)
         source = env_source(env, env_kwargs, wrappers) if given else None  # default: the checkpoint's own
         if buffer_class is not None and not entry.replay:
@@ -148,6 +154,7 @@ def train(
             result.agent.save(save)
         return result
     check_framework(framework)
+    _check_device(device, framework)
     if not is_count(seed, minimum=0):
         raise RlkitError(f"seed must be a non-negative int, got {seed!r}")
     if total_steps is not None and not is_count(total_steps):
@@ -160,7 +167,7 @@ def train(
         raise RlkitError(str(exc)) from None
     if save is not None:
         _check_save_path(save, framework)
-    options = {"callbacks": callbacks}
+    options = {"callbacks": callbacks, "device": device}
     if buffer_class is not None:
         if not callable(buffer_class):
             raise RlkitError(
@@ -226,6 +233,17 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
     if until <= loop.step:
         raise RlkitError(f"the run in '{path}' is already at step {loop.step}: ask for total_steps > {loop.step}")
     return drive(loop, until, logdir, progress, stop_when_solved, callbacks)
+
+
+def _check_device(device: str, framework: str) -> None:
+    from rlkit.hardware import check_device
+
+    check_device(device)
+    if framework == "tf" and device not in ("cpu", "auto"):
+        raise RlkitError(
+            f"device={device!r} applies to torch: TensorFlow places its ops itself (on a GPU when its GPU build "
+            "sees one), so a TF run takes device='cpu' or 'auto'"
+        )
 
 
 def _replay() -> str:

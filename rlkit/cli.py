@@ -1,4 +1,4 @@
-"""The command line: ``rlkit train``, ``rlkit eval``, ``rlkit report``.
+"""The command line: ``rlkit train``, ``rlkit eval``, ``rlkit export``, ``rlkit report``.
 
 Bad input (unknown algorithm, environment or framework, an out-of-range hyperparameter, a missing or
 corrupt checkpoint) prints one line on stderr and exits with status 2, never a traceback.
@@ -19,7 +19,7 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     from rlkit.api import ALGORITHMS
 
     parser = argparse.ArgumentParser(prog="rlkit", description="Deep RL in PyTorch and TensorFlow.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{train,eval,report}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{train,eval,export,report}")
 
     train = commands.add_parser(
         "train",
@@ -34,6 +34,7 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     train.add_argument("--logdir", default=None, help="write TensorBoard events, config.yaml and history.json here")
     train.add_argument("--save", default=None, help="checkpoint path: .pt (torch), .keras or .weights.h5 (tf)")
     train.add_argument("--stop-when-solved", action="store_true", help="stop at the first solving evaluation")
+    train.add_argument("--device", default="cpu", help="torch device: cpu (default), cuda, cuda:N, mps or auto")
     train.add_argument(
         "--resume",
         default=None,
@@ -65,6 +66,18 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     evaluate.add_argument("--env", default=None, help="environment (default: the one it was trained on)")
     evaluate.add_argument("--episodes", type=int, default=20)
     evaluate.add_argument("--seed", type=int, default=10_000)
+    evaluate.add_argument(
+        "--video", default=None, metavar="PATH.mp4", help="also record an episode as MP4 (needs rlkit[video])"
+    )
+
+    export = commands.add_parser(
+        "export",
+        help="export a saved agent's policy",
+        description="Export a saved agent's greedy policy (observation in, action out) and check it against the agent.",
+    )
+    export.add_argument("path", help="checkpoint written by rlkit train --save")
+    export.add_argument("--format", default="onnx", choices=["onnx", "savedmodel"], help="onnx (default) or savedmodel")
+    export.add_argument("--output", default=None, help="where to write it (default: next to the checkpoint)")
 
     report = commands.add_parser("report", help="versions, devices and thread settings")
     report.add_argument("--probe", action="store_true", help="import torch and TensorFlow to list devices")
@@ -72,7 +85,8 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
 
 
 #: Options of ``rlkit train`` that take a value (skipped when looking for the algorithm's name).
-TRAIN_OPTIONS_WITH_VALUES = {"--env", "--framework", "--seed", "--steps", "--logdir", "--save", "--config", "--resume"}
+TRAIN_OPTIONS_WITH_VALUES = {"--env", "--framework", "--seed", "--steps", "--logdir", "--save", "--config"}
+TRAIN_OPTIONS_WITH_VALUES |= {"--resume", "--device"}
 
 
 def train_target(argv: list[str]) -> tuple[str | None, str | None]:
@@ -139,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             stop_when_solved=args.stop_when_solved,
             resume=args.resume,
+            device=args.device,
             **settings,
         )
         print(result)
@@ -149,11 +164,36 @@ def run(args: argparse.Namespace) -> int:
         env = args.env or agent.env_id
         returns = rlkit.evaluate(agent, env, episodes=args.episodes, seed=args.seed)
         print(f"{env}: mean return {returns.mean():.1f} +- {returns.std():.1f} over {len(returns)} episodes")
+        if args.video:
+            from rlkit.video import record_video
+
+            shown = record_video(agent, args.video, env=env, seed=args.seed)
+            print(f"video of an episode with return {shown[0]:.1f}: {Path(args.video)}")
+    elif args.command == "export":
+        export_agent(args)
     else:
         from rlkit.hardware import format_report, report
 
         print(format_report(report(probe_frameworks=args.probe)))
     return 0
+
+
+def export_agent(args: argparse.Namespace) -> None:
+    """``rlkit export``: write the file, then run it against the agent (onnxruntime, or TensorFlow for a
+    SavedModel) on observations of its environment and print the largest difference."""
+    import rlkit
+    from rlkit import export
+
+    agent = rlkit.load(args.path)
+    source = Path(args.path)
+    default = source.with_name(source.name.split(".")[0] + (".onnx" if args.format == "onnx" else "_savedmodel"))
+    path = export.export(agent, args.output or default, format=args.format)
+    if args.format == "onnx":
+        parity = export.onnx_parity(agent, path)
+    else:
+        parity = export.compare(agent, export.saved_model_policy(path), export.observations(agent, 256))
+    print(f"exported {agent.algo} ({agent.framework}) to {path}")
+    print(f"checked against the agent on {parity}")
 
 
 def main(argv: list[str] | None = None) -> int:

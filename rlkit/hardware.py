@@ -1,18 +1,28 @@
-"""Hardware and software report, and the CPU thread settings rlkit applies to the frameworks.
+"""Hardware and software report, the CPU thread settings rlkit applies to the frameworks, and device choice.
 
 Threads matter more than anything else on a small CPU: measured on a 2-core machine, torch with its default
 of one intra-op thread per core slows down more than ten-fold as soon as another process uses a core (the
 threads wait for each other). Small reinforcement-learning networks gain nothing from intra-op parallelism,
 so rlkit sets torch and TensorFlow to one thread on CPU unless told otherwise: pass ``threads=`` or set
 ``RLKIT_THREADS``.
+
+Devices: torch learners take ``device=`` ("cpu", the default; "cuda", "cuda:N", "mps" or "auto", see
+:func:`resolve_device`). TensorFlow places its ops on a GPU by itself when its GPU build is installed and
+sees one; :func:`configure_tensorflow` turns on memory growth first, so TensorFlow takes GPU memory as it
+needs it instead of nearly all of it at start, and torch can share the card. Acting stays in numpy on the
+CPU whatever the device: at batch size one a GPU call costs a transfer each way (chapter 43).
 """
 
 from __future__ import annotations
 
 import os
 import platform
+import re
 import sys
 from importlib import metadata
+from pathlib import Path
+
+from rlkit.errors import RlkitError
 
 PACKAGES = ("numpy", "gymnasium", "torch", "tensorflow-cpu", "tensorflow", "keras", "matplotlib")
 
@@ -37,15 +47,61 @@ def configure_torch(threads: int | None = None) -> None:
 
 
 def configure_tensorflow(threads: int | None = None) -> None:
-    """Set TensorFlow's intra- and inter-op threads; only possible before TF runs its first op."""
+    """Set TensorFlow's intra- and inter-op threads and GPU memory growth; only possible before TF runs its
+    first op (later calls change nothing: the settings are fixed for the process)."""
     import tensorflow as tf
 
     threads = threads or default_threads()
     try:
+        for gpu in tf.config.list_physical_devices("GPU"):
+            tf.config.experimental.set_memory_growth(gpu, True)
         tf.config.threading.set_intra_op_parallelism_threads(threads)
         tf.config.threading.set_inter_op_parallelism_threads(threads)
     except RuntimeError:
-        pass  # TF already started: its thread pools are fixed for this process
+        pass  # TF already started: its thread pools and memory settings are fixed for this process
+
+
+#: The devices a torch learner accepts (``cuda:N`` too).
+DEVICES = ("cpu", "cuda", "mps", "auto")
+
+
+def check_device(device: str) -> str:
+    """Validate a device name without importing torch: "cpu", "cuda", "cuda:N", "mps" or "auto"."""
+    if not isinstance(device, str) or not re.fullmatch(r"cpu|cuda(:\d+)?|mps|auto", device):
+        raise RlkitError(f"device must be one of cpu, cuda, cuda:N, mps, auto; got {device!r}")
+    return device
+
+
+def resolve_device(device: str = "cpu") -> str:
+    """The torch device to train on: ``"auto"`` picks CUDA, then Apple's MPS, then the CPU; a named GPU
+    that torch cannot see is refused (training on the CPU instead would be a silent surprise)."""
+    import torch
+
+    check_device(device)
+    mps = bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "mps" if mps else "cpu"
+    if device.startswith("cuda"):
+        index = int(device.partition(":")[2] or 0)
+        if index >= torch.cuda.device_count():
+            build = torch.version.cuda or "a CPU-only build"
+            raise RlkitError(
+                f"device {device!r}: torch {torch.__version__} ({build}) sees {torch.cuda.device_count()} CUDA "
+                "device(s); use device='cpu' or 'auto'"
+            )
+    if device == "mps" and not mps:
+        raise RlkitError("device 'mps': this torch build sees no Apple GPU; use device='cpu' or 'auto'")
+    return device
+
+
+def nvidia_driver() -> str | None:
+    """The NVIDIA kernel driver's version (Linux), read from /proc without importing anything; None if absent."""
+    try:
+        text = Path("/proc/driver/nvidia/version").read_text()
+    except OSError:
+        return None
+    found = re.search(r"Kernel Module\s+(?:for \S+\s+)?([\d.]+)", text)
+    return found.group(1) if found else text.splitlines()[0]
 
 
 def versions() -> dict[str, str | None]:
@@ -71,6 +127,7 @@ def report(probe_frameworks: bool = False) -> dict:
         "cpu_count": os.cpu_count(),
         "versions": versions(),
         "rlkit_threads": default_threads(),
+        "nvidia_driver": nvidia_driver(),
     }
     if probe_frameworks or "torch" in sys.modules:
         info["torch"] = _torch_report()
@@ -121,10 +178,87 @@ def format_report(info: dict | None = None) -> str:
     for name, version in info["versions"].items():
         lines.append(f"{name:<12} {version or 'not installed'}")
     lines.append(f"threads      {info['rlkit_threads']} per framework on CPU (RLKIT_THREADS)")
+    lines.append(f"GPU driver   {info.get('nvidia_driver') or 'no NVIDIA driver loaded'}")
     for framework in ("torch", "tensorflow"):
         details = info.get(framework)
         if details and details.get("installed"):
             cuda = details.get("cuda_build") or "none (CPU build)"
+            cudnn = details.get("cudnn_build") or "none"
             devices = ", ".join(details["devices"]) or "CPU only"
-            lines.append(f"{framework:<12} CUDA build {cuda}; devices: {devices}")
+            lines.append(f"{framework:<12} CUDA build {cuda}, cuDNN {cudnn}; devices: {devices}")
     return "\n".join(lines)
+
+
+def time_update(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, repeats: int = 5) -> float:
+    """Median seconds of one Adam step of an MLP (obs_dim -> width -> width -> 1, squared error) on a batch
+    that starts in numpy, as every rlkit update does: the unit of work a GPU has to make cheaper.
+
+    The batch is copied to ``device`` inside the timed step and the device is synchronised before the clock
+    is read, so a GPU's figure includes its transfer and launch costs (chapter 43's crossover).
+    """
+    import numpy as np
+    import torch
+
+    device = resolve_device(device)
+    rng = np.random.default_rng(0)
+    obs = rng.standard_normal((batch, obs_dim), dtype=np.float32)
+    targets = rng.standard_normal((batch, 1), dtype=np.float32)
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Linear(obs_dim, width), torch.nn.ReLU(), torch.nn.Linear(width, width), torch.nn.ReLU(),
+        torch.nn.Linear(width, 1),
+    ).to(device)  # fmt: skip
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-4)
+
+    def step() -> None:
+        x, y = torch.as_tensor(obs, device=device), torch.as_tensor(targets, device=device)
+        loss = torch.nn.functional.mse_loss(net(x), y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        loss.item()  # waits for the device, as reading the loss for logging does
+
+    return _median_seconds(step, repeats)
+
+
+def time_forward(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, repeats: int = 50) -> float:
+    """Median seconds of one forward pass of the same MLP on a numpy batch, the actions back in numpy: what
+    acting costs on ``device``. ``device="numpy"`` times rlkit's own acting path
+    (:func:`rlkit.nets.mlp_forward`) on the same weights."""
+    import numpy as np
+
+    from rlkit.nets import init_mlp_weights, mlp_forward
+
+    obs = np.random.default_rng(0).standard_normal((batch, obs_dim), dtype=np.float32)
+    weights = init_mlp_weights([obs_dim, width, width, 1], seed=0)
+    if device == "numpy":
+        return _median_seconds(lambda: mlp_forward(weights, obs), repeats)
+    import torch
+
+    device = resolve_device(device)
+    layers = [torch.nn.Linear(a.shape[0], a.shape[1]) for a in weights[0::2]]
+    with torch.no_grad():
+        for layer, kernel, bias in zip(layers, weights[0::2], weights[1::2], strict=True):
+            layer.weight.copy_(torch.from_numpy(kernel.T.copy()))
+            layer.bias.copy_(torch.from_numpy(bias))
+    net = torch.nn.Sequential(layers[0], torch.nn.ReLU(), layers[1], torch.nn.ReLU(), layers[2]).to(device)
+
+    def act() -> None:
+        with torch.inference_mode():
+            net(torch.as_tensor(obs, device=device)).cpu().numpy()
+
+    return _median_seconds(act, repeats)
+
+
+def _median_seconds(work, repeats: int) -> float:
+    import time
+
+    import numpy as np
+
+    work()  # warm-up: first calls pay for allocation, kernel selection and caches
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))

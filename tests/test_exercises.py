@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from rlkit.classroom import student_version
+import rlkit.exercises
 from rlkit.exercises import ExerciseError, check_bootstrap_mask, check_td_target
 
 
@@ -32,18 +32,46 @@ def test_bootstrap_mask_check_explains_truncation():
         check_bootstrap_mask(lambda term, trunc: 1.0 - (term | trunc).astype(np.float32))
 
 
-def test_student_version_drops_solutions_and_outputs():
-    notebook = {
-        "cells": [
-            {"cell_type": "code", "metadata": {}, "source": "stub", "outputs": [1], "execution_count": 3},
-            {"cell_type": "code", "metadata": {"tags": ["solution"]}, "source": "answer", "outputs": []},
-            {"cell_type": "markdown", "metadata": {}, "source": "text"},
-        ],
-        "metadata": {},
-    }
-    student = student_version(json.loads(json.dumps(notebook)))
-    assert [c["source"] for c in student["cells"]] == ["stub", "text"]
-    assert student["cells"][0]["outputs"] == [] and student["cells"][0]["execution_count"] is None
+def not_attempted(*args):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize("name", [name for name in rlkit.exercises.__all__ if name.startswith("check_")])
+def test_an_unfilled_stub_is_not_attempted_and_strict_mode_refuses_it(name, capsys):
+    """Run all on a chapter goes on past an unfilled stub; the reference solution's check does not."""
+    check = getattr(rlkit.exercises, name)
+    check(not_attempted)
+    assert "not_attempted is not attempted yet" in capsys.readouterr().out
+    with pytest.raises(ExerciseError, match="not attempted yet"):
+        check(not_attempted, strict=True)
+
+
+def test_the_stored_numbers_are_the_instructor_formulas():
+    """The checks compare with numbers in rlkit/exercises/expected.json; they must be what the formulas in
+    classroom/expectations.py give (run `python -m classroom.expectations` after changing a check's inputs)."""
+    from classroom.expectations import STORED, answer_key
+
+    assert json.loads(STORED.read_text()) == answer_key()
+
+
+def test_no_check_computes_its_answer():
+    """The student-facing checks hold inputs, messages and stored numbers: no formula of an answer."""
+    import inspect
+
+    import rlkit.exercises.continuous
+    import rlkit.exercises.policy_gradient
+    import rlkit.exercises.value_based
+
+    for module in (rlkit.exercises.value_based, rlkit.exercises.policy_gradient, rlkit.exercises.continuous):
+        source = inspect.getsource(module)
+        for formula in ("max(axis=1)", "np.minimum(", "np.maximum(", "np.log(2 * np.pi)", "np.clip(", "** -beta"):
+            assert formula not in source, (module.__name__, formula)
+        assert "rlkit.distributional import categorical_support, project" not in source
+
+
+def test_a_check_wants_the_function_not_its_result():
+    with pytest.raises(TypeError, match="pass it without calling it"):
+        check_td_target(np.zeros(3))
 
 
 def test_policy_gradient_checks_accept_answers_and_explain_mistakes():
@@ -130,8 +158,6 @@ def softplus(x):
     ],
 )
 def test_continuous_control_checks(check, answer, mistakes, capsys):
-    import rlkit.exercises
-
     check_function = getattr(rlkit.exercises, check)
     check_function(answer)
     assert "checks passed" in capsys.readouterr().out
@@ -266,3 +292,46 @@ def test_action_entropy_check(capsys):
     for explanation, wrong in {"nan": with_zeros, "bits": bits, "softmax": softmax}.items():
         with pytest.raises(ExerciseError, match=explanation):
             check_action_entropy(wrong)
+
+
+def test_check_seeded_rollout_accepts_the_solution_and_catches_the_usual_mistakes():
+    import gymnasium as gym
+
+    def rollout(seed, seed_actions=True, reseed_every_episode=False):
+        env = gym.make("CartPole-v1")
+        if seed_actions:
+            env.action_space.seed(seed)
+        starts, actions = [], []
+        for episode in range(3):
+            obs, _ = env.reset(seed=seed if episode == 0 or reseed_every_episode else None)
+            starts.append(obs)
+            done = False
+            while not done:
+                actions.append(int(env.action_space.sample()))
+                obs, _, terminated, truncated, _ = env.step(actions[-1])
+                done = terminated or truncated
+        return np.array(starts), actions
+
+    rlkit.exercises.check_seeded_rollout(rollout)
+    with pytest.raises(ExerciseError, match="action_space.seed"):
+        rlkit.exercises.check_seeded_rollout(lambda seed: rollout(seed, seed_actions=False))
+    with pytest.raises(ExerciseError, match="first reset only"):
+        rlkit.exercises.check_seeded_rollout(lambda seed: rollout(seed, reseed_every_episode=True))
+
+
+def test_check_standardize_accepts_the_root_of_var_plus_eps_only():
+    torch = pytest.importorskip("torch")
+
+    def inside(x):
+        centred = x - x.mean()
+        return centred / torch.sqrt((centred**2).mean() + 1e-8)
+
+    def outside(x):
+        centred = x - x.mean()
+        return centred / (torch.sqrt((centred**2).mean()) + 1e-8)
+
+    rlkit.exercises.check_standardize(inside)
+    with pytest.raises(ExerciseError, match="inside the root"):
+        rlkit.exercises.check_standardize(outside)
+    with pytest.raises(ExerciseError, match="no gradient"):
+        rlkit.exercises.check_standardize(lambda x: inside(x).detach())

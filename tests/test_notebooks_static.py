@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -36,17 +37,33 @@ def test_notebook_is_stored_without_outputs(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_first_cell_installs_rlkit_only_on_colab(path):
+    """On Colab the first cell installs the colab extra from the branch the launch button opens, so the
+    notebook a reader runs and the library it installs are the same version."""
     first = "".join(load(path)["cells"][0]["source"])
-    assert 'if "google.colab" in sys.modules' in first and "pip install" in first
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    assert 'if "google.colab" in sys.modules' in first
+    assert f'%pip install -q "rlkit-course[colab] @ git+{repository["url"]}@{repository["branch"]}"' in first
+    assert "colab" in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_exercise_solutions_are_tagged_and_checked(path):
+def test_exercises_check_the_readers_function_and_the_solution_under_its_own_name(path):
+    """Stub, check, solution: "Run all" checks the reader's stub (not attempted: a message, no error), and the
+    hidden solution defines ``<name>_solution``, never the reader's name, and is checked with strict=True."""
     cells = load(path)["cells"]
     for index, cell in enumerate(cells):
-        if "solution" in cell.get("metadata", {}).get("tags", []):
-            assert "hide-cell" in cell["metadata"]["tags"], "solutions are hidden in the book"
-            assert "check_" in "".join(cells[index + 1]["source"]), "a check follows each solution"
+        if "solution" not in cell.get("metadata", {}).get("tags", []):
+            continue
+        assert "hide-cell" in cell["metadata"]["tags"], "solutions are hidden in the book"
+        stub, check, solution = ("".join(c["source"]) for c in cells[index - 2 : index + 1])
+        name = re.search(r"^def (\w+)\(", stub, re.MULTILINE).group(1)
+        assert "raise NotImplementedError" in stub, f"{path.name}: the cell before the check is {name}'s stub"
+        call = re.search(rf"^(check_\w+)\({name}\)$", check, re.MULTILINE)
+        assert call, f"{path.name}: the cell after {name}'s stub checks it"
+        assert re.search(rf"^def {name}\(", solution, re.MULTILINE) is None, (
+            f"{path.name}: the solution redefines {name}"
+        )
+        assert f"{call.group(1)}({name}_solution, strict=True)" in solution, path.name
 
 
 def test_claims_covered_by_the_book_are_tagged_and_in_the_ledger():

@@ -9,7 +9,6 @@ import pytest
 
 import rlkit
 from rlkit.callbacks import SaveCheckpoints
-from rlkit.exercises import ExerciseError
 from rlkit.numerics import NonFiniteError
 from rlkit.pitfalls import debugging as dbg
 from rlkit.pitfalls import reproducibility as repro
@@ -145,31 +144,6 @@ def test_thread_count_sums_put_rlkits_thread_setting_back():
     assert torch.get_num_threads() == default_threads()
 
 
-def test_check_seeded_rollout_accepts_the_solution_and_catches_the_usual_mistakes():
-    import gymnasium as gym
-
-    def rollout(seed, seed_actions=True, reseed_every_episode=False):
-        env = gym.make("CartPole-v1")
-        if seed_actions:
-            env.action_space.seed(seed)
-        starts, actions = [], []
-        for episode in range(3):
-            obs, _ = env.reset(seed=seed if episode == 0 or reseed_every_episode else None)
-            starts.append(obs)
-            done = False
-            while not done:
-                actions.append(int(env.action_space.sample()))
-                obs, _, terminated, truncated, _ = env.step(actions[-1])
-                done = terminated or truncated
-        return np.array(starts), actions
-
-    repro.check_seeded_rollout(rollout)
-    with pytest.raises(ExerciseError, match="action_space.seed"):
-        repro.check_seeded_rollout(lambda seed: rollout(seed, seed_actions=False))
-    with pytest.raises(ExerciseError, match="first reset only"):
-        repro.check_seeded_rollout(lambda seed: rollout(seed, reseed_every_episode=True))
-
-
 @pytest.mark.parametrize("framework", ["torch", "tf"])
 def test_a_finite_loss_with_a_nan_gradient_and_what_finds_it(framework):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
@@ -233,24 +207,6 @@ def test_acting_loop_costs_time_every_way_on_the_same_actions():
     assert acting["same actions"]
     assert set(acting["ms per step"]) == {"model.predict", "predict_on_batch", "model(obs)", "tf.function", "numpy"}
     assert all(cost > 0 for cost in acting["ms per step"].values())
-
-
-def test_check_standardize_accepts_the_root_of_var_plus_eps_only():
-    torch = pytest.importorskip("torch")
-
-    def inside(x):
-        centred = x - x.mean()
-        return centred / torch.sqrt((centred**2).mean() + 1e-8)
-
-    def outside(x):
-        centred = x - x.mean()
-        return centred / (torch.sqrt((centred**2).mean()) + 1e-8)
-
-    dbg.check_standardize(inside)
-    with pytest.raises(ExerciseError, match="inside the root"):
-        dbg.check_standardize(outside)
-    with pytest.raises(ExerciseError, match="no gradient"):
-        dbg.check_standardize(lambda x: inside(x).detach())
 
 
 def test_importing_tensorflow_draws_from_pythons_random_and_torch_does_not():

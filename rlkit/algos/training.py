@@ -236,14 +236,16 @@ def train_agent(
     progress: bool = True,
     stop_when_solved: bool = False,
     callbacks=(),
+    device: str = "cpu",
     **loop_options,
 ) -> TrainResult:
     """Train a fresh ``agent_class`` agent in its family's loop (``agent_class.loop_class``); see
-    :func:`rlkit.train`. ``loop_options`` go to the loop (the replay loop's ``buffer_class``)."""
+    :func:`rlkit.train`. ``device`` is where the torch learner's networks live; ``loop_options`` go to the
+    loop (the replay loop's ``buffer_class``)."""
     from rlkit.seeding import seed_everything
 
     rng = seed_everything(seed)
-    agent, envs = agent_class.make(env_id, framework, config, seed)
+    agent, envs = agent_class.make(env_id, framework, config, seed, device=device)
     loop = agent_class.loop_class(agent, envs, seed, rng, total_steps, **loop_options)
     return drive(loop, loop.plan, logdir, progress, stop_when_solved, callbacks)
 

@@ -24,7 +24,6 @@ import gymnasium as gym
 import numpy as np
 
 from rlkit.buffers import ReplayBuffer
-from rlkit.exercises import ExerciseError
 from rlkit.nets import init_mlp_weights, mlp_forward
 
 
@@ -443,36 +442,3 @@ def acting_loop_costs(steps: int = 200, predict_steps: int = 40, hidden: int = 6
         env.close()
     same = all(a == actions["numpy"] for a in actions.values())
     return {"ms per step": costs, "same actions": same}
-
-
-def check_standardize(standardize: Callable) -> None:
-    """Check ``standardize(x)`` (torch tensors in and out): zero mean and unit spread for ordinary inputs,
-    and a finite gradient when every input is equal (the case where ``sqrt(var) + eps`` gives NaN)."""
-    import torch
-
-    rng = np.random.default_rng(0)
-    x = torch.tensor(rng.normal(3.0, 2.0, size=64).astype(np.float32), requires_grad=True)
-    out = standardize(x)
-    if out is None:
-        raise ExerciseError("standardize returned None: did you forget the `return`?")
-    if tuple(out.shape) != (64,):
-        raise ExerciseError(f"standardize returned shape {tuple(out.shape)}; expected the input's shape (64,).")
-    mean, spread = float(out.detach().mean()), float(out.detach().std(unbiased=False))
-    if abs(mean) > 1e-4 or abs(spread - 1) > 1e-3:
-        raise ExerciseError(
-            f"the output has mean {mean:.4f} and spread {spread:.4f}; subtract the mean and divide by the "
-            "standard deviation (the population one, dividing by n)."
-        )
-    if not out.requires_grad:
-        raise ExerciseError("the output has no gradient: keep the computation in torch (no .numpy(), no detach).")
-    constant = torch.full((64,), 0.5, requires_grad=True)
-    result = standardize(constant)
-    (result * torch.arange(64.0)).sum().backward()
-    if not bool(torch.isfinite(result).all()):
-        raise ExerciseError("for equal inputs the output is not finite: add an epsilon so you never divide by 0.")
-    if constant.grad is None or not bool(torch.isfinite(constant.grad).all()):
-        raise ExerciseError(
-            "for equal inputs the gradient is NaN: the square root's slope at 0 is infinite. Put the epsilon "
-            "inside the root, sqrt(var + eps), not after it."
-        )
-    print("check_standardize: all 5 checks passed.")

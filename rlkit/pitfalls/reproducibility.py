@@ -566,37 +566,3 @@ def thread_count_sums(size: int = 2_000_000, threads: Sequence[int] = (1, 2), se
     finally:
         configure_torch()
     return sums
-
-
-def check_seeded_rollout(seeded_rollout) -> None:
-    """Check ``seeded_rollout(seed) -> (first_states, actions)`` (chapter 40's exercise): three episodes of
-    random actions on CartPole, returned as the first state of each episode and every action taken.
-
-    The same seed must give the same rollout twice; another seed another one; and the three episodes must
-    start in three different states (a seed passed to every ``reset`` restarts them all in one place).
-    """
-    from rlkit.exercises import ExerciseError
-
-    first = seeded_rollout(0)
-    if first is None:
-        raise ExerciseError("seeded_rollout returned None: did you forget the `return`?")
-    starts, actions = (np.asarray(part) for part in first)
-    again_starts, again_actions = (np.asarray(part) for part in seeded_rollout(0))
-    if not np.array_equal(starts, again_starts):
-        raise ExerciseError("the same seed gave different first states: pass the seed to the first env.reset.")
-    if not np.array_equal(actions, again_actions):
-        raise ExerciseError(
-            "the same seed gave different actions: env.reset(seed=...) does not seed the action space; "
-            "call env.action_space.seed(seed) too."
-        )
-    if len(starts) != 3:
-        raise ExerciseError(f"expected the first states of 3 episodes, got {len(starts)}.")
-    if len({np.asarray(s).tobytes() for s in starts}) < 3:
-        raise ExerciseError(
-            "two episodes start in the same state: pass the seed to the first reset only; later resets "
-            "continue the environment's generator."
-        )
-    other_starts, other_actions = (np.asarray(part) for part in seeded_rollout(1))
-    if np.array_equal(starts, other_starts) or np.array_equal(actions, other_actions):
-        raise ExerciseError("seeds 0 and 1 gave the same rollout: use the seed you are given, not a constant.")
-    print("check_seeded_rollout: all 5 checks passed.")

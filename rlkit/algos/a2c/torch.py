@@ -21,4 +21,4 @@ class Learner(ActorCriticLearner):
         rollout's policy; no clipping."""
         loss = -(log_probs * advantages).mean()
         approx_kl = (old_log_probs - log_probs).mean()
-        return loss, approx_kl, torch.zeros(())
+        return loss, approx_kl, torch.zeros((), device=loss.device)

@@ -38,12 +38,13 @@ class ActorCriticAgent(Agent):
         self.refresh()
 
     @classmethod
-    def make(cls, env_id, framework: str, config, seed: int = 0):
+    def make(cls, env_id, framework: str, config, seed: int = 0, device: str = "cpu"):
         """A fresh agent for ``env_id`` and the vector environment it trains on."""
         envs = make_vec_env(env_id, config.num_envs, seed=seed)
         action = space_info(envs.single_action_space)
         obs_dim = int(np.prod(envs.single_observation_space.shape))
-        learner = cls.learner_class(framework)(obs_dim, action_dim(action), action["discrete"], config, seed)
+        shape = (obs_dim, action_dim(action), action["discrete"])
+        learner = cls.learner_class(framework)(*shape, config, seed, device=device)
         return cls(learner, env_name(env_id), obs_dim, action, config).trained_on(env_id), envs
 
     def refresh(self) -> None:

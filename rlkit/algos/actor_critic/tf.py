@@ -24,7 +24,7 @@ from rlkit.algos.actor_critic.config import (
 )
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.checkpoints import write_keras_checkpoint
-from rlkit.hardware import configure_tensorflow
+from rlkit.hardware import check_device, configure_tensorflow
 
 LOG_2PI = math.log(2 * math.pi)
 
@@ -54,9 +54,12 @@ class ActorCriticLearner:
         discrete: bool,
         config: ActorCriticConfig,
         seed: int = 0,
+        device: str = "cpu",
     ):
         configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
         keras.utils.set_random_seed(seed)
+        # differs: TF puts its ops on a GPU itself when its GPU build sees one
+        self.device = check_device(device)
         self.config, self.discrete = config, discrete
         self.contract = actor_critic_contract(
             self.name, obs_dim, discrete, action_dim

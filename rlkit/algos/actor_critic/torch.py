@@ -22,7 +22,7 @@ from rlkit.algos.actor_critic.config import (
     initial_weights,
 )
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
-from rlkit.hardware import configure_torch
+from rlkit.hardware import configure_torch, resolve_device
 
 LOG_2PI = math.log(2 * math.pi)
 
@@ -53,9 +53,11 @@ class ActorCriticLearner:
         discrete: bool,
         config: ActorCriticConfig,
         seed: int = 0,
+        device: str = "cpu",
     ):
         configure_torch()  # one CPU thread unless RLKIT_THREADS says otherwise
         torch.manual_seed(seed)
+        self.device = torch.device(resolve_device(device))  # cpu, cuda, mps
         self.config, self.discrete = config, discrete
         self.contract = actor_critic_contract(
             self.name, obs_dim, discrete, action_dim
@@ -66,7 +68,7 @@ class ActorCriticLearner:
         # model's state_dict
         self.model = ActorCriticModel(
             self.actor, self.critic, 0 if discrete else action_dim
-        )
+        ).to(self.device)
         self.log_std = self.model.log_std
         # same as tf's
         self.set_weights(
@@ -87,7 +89,8 @@ class ActorCriticLearner:
     def values(self, obs: np.ndarray) -> np.ndarray:
         """V(s) for a batch of observations (one batched call after each rollout)."""
         with torch.inference_mode():
-            return self.critic_values(torch.from_numpy(obs)).numpy()
+            obs = torch.as_tensor(obs, device=self.device)
+            return self.critic_values(obs).cpu().numpy()
 
     def critic_values(self, obs):
         return self.critic(obs).squeeze(-1)
@@ -95,9 +98,14 @@ class ActorCriticLearner:
     def log_probs(self, obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """log pi(a|s) for a batch (the "old" log-probabilities of a rollout)."""
         with torch.inference_mode():
-            return self.log_prob_entropy(
-                torch.from_numpy(obs), torch.from_numpy(actions)
-            )[0].numpy()
+            return (
+                self.log_prob_entropy(
+                    torch.as_tensor(obs, device=self.device),
+                    torch.as_tensor(actions, device=self.device),
+                )[0]
+                .cpu()
+                .numpy()
+            )
 
     def update(
         self,
@@ -113,11 +121,14 @@ class ActorCriticLearner:
         returns mean metrics.
         """
         self.contract.check(batch)
+        device = self.device  # differs: TF places tensors on its device itself
+        names = self.contract.fields
+        fields = [torch.as_tensor(batch[name], device=device) for name in names]
         means = self.train_update(
-            *(torch.from_numpy(batch[name]) for name in self.contract.fields),
-            torch.from_numpy(minibatches),
-            torch.tensor(clip_range),
-            torch.tensor(max_kl),
+            *fields,
+            torch.as_tensor(minibatches, device=device),
+            torch.tensor(clip_range, device=device),
+            torch.tensor(max_kl, device=device),
         )
         return dict(zip(METRICS, means.tolist(), strict=True))
 
@@ -135,10 +146,11 @@ class ActorCriticLearner:
     ):
         """Mean of each metric over the minibatch steps taken (``epochs`` in the last
         slot)."""
-        totals, epochs = torch.zeros(len(METRICS) - 1), torch.zeros(())
+        totals = torch.zeros(len(METRICS) - 1, device=obs.device)
+        epochs = torch.zeros((), device=obs.device)
         # differs: TF runs both loops inside one traced graph
         for epoch in minibatches:
-            epoch_totals = torch.zeros(len(METRICS) - 1)
+            epoch_totals = torch.zeros(len(METRICS) - 1, device=obs.device)
             for indices in epoch:
                 metrics = self.train_minibatch(
                     obs[indices], actions[indices], old_log_probs[indices],
@@ -247,13 +259,13 @@ class ActorCriticLearner:
             for layer in network:
                 if isinstance(layer, nn.Linear):
                     weights += [
-                        layer.weight.detach().numpy().T.copy(),
-                        layer.bias.detach().numpy().copy(),
+                        layer.weight.detach().cpu().numpy().T.copy(),
+                        layer.bias.detach().cpu().numpy().copy(),
                     ]
         return (
             weights
             if self.log_std is None
-            else [*weights, self.log_std.detach().numpy().copy()]
+            else [*weights, self.log_std.detach().cpu().numpy().copy()]
         )
 
     def set_weights(self, weights: list[np.ndarray]) -> None:

@@ -42,7 +42,7 @@ class DQNAgent(replay.ReplayAgent):
         self.refresh()
 
     @classmethod
-    def make(cls, env_id, framework: str, config: DQNConfig, seed: int = 0):
+    def make(cls, env_id, framework: str, config: DQNConfig, seed: int = 0, device: str = "cpu"):
         """A fresh agent for ``env_id`` and the vector environment it trains on; checks the action space."""
         envs = make_vec_env(env_id, config.num_envs, seed=seed)
         space = envs.single_action_space
@@ -53,7 +53,7 @@ class DQNAgent(replay.ReplayAgent):
                 "algorithm for continuous actions (ddpg, td3, sac, ppo)"
             )
         obs_dim = int(np.prod(envs.single_observation_space.shape))
-        learner = cls.learner_class(framework)(obs_dim, int(space.n), config, seed)
+        learner = cls.learner_class(framework)(obs_dim, int(space.n), config, seed, device=device)
         return cls(learner, env_name(env_id), obs_dim, int(space.n), config).trained_on(env_id), envs
 
     def refresh(self) -> None:

@@ -18,7 +18,7 @@ from rlkit.algos.keras_adam import TorchAdam
 from rlkit.batches import with_defaults
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.distributional import categorical_support
-from rlkit.hardware import configure_tensorflow
+from rlkit.hardware import check_device, configure_tensorflow
 
 
 def build_q_network(
@@ -178,10 +178,17 @@ class DQNLearner:
     framework = "tf"
 
     def __init__(
-        self, obs_dim: int, n_actions: int, config: DQNConfig, seed: int = 0
+        self,
+        obs_dim: int,
+        n_actions: int,
+        config: DQNConfig,
+        seed: int = 0,
+        device: str = "cpu",
     ) -> None:
         configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
         keras.utils.set_random_seed(seed)
+        # differs: TF puts its ops on a GPU itself when its GPU build sees one
+        self.device = check_device(device)
         self.config = config
         self.contract = dqn_contract(obs_dim, n_actions)
         network = (

@@ -18,7 +18,7 @@ from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights
 from rlkit.batches import with_defaults
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.distributional import categorical_support
-from rlkit.hardware import configure_torch
+from rlkit.hardware import configure_torch, resolve_device
 
 
 def build_q_network(
@@ -146,10 +146,16 @@ class DQNLearner:
     framework = "torch"
 
     def __init__(
-        self, obs_dim: int, n_actions: int, config: DQNConfig, seed: int = 0
+        self,
+        obs_dim: int,
+        n_actions: int,
+        config: DQNConfig,
+        seed: int = 0,
+        device: str = "cpu",
     ) -> None:
         configure_torch()  # one CPU thread unless RLKIT_THREADS says otherwise
         torch.manual_seed(seed)
+        self.device = torch.device(resolve_device(device))  # cpu, cuda, mps
         self.config = config
         self.contract = dqn_contract(obs_dim, n_actions)
         network = (
@@ -160,13 +166,15 @@ class DQNLearner:
             config.noisy,
             config.atoms,
         )
-        self.q, self.target_q = build_q_network(*network), build_q_network(*network)
+        self.q = build_q_network(*network).to(self.device)
+        self.target_q = build_q_network(*network).to(self.device)
         # differs: TF marks this by never handing the target to a tape
         self.target_q.requires_grad_(False)
         # the same network as tf's
         self.set_weights(initial_q_weights(obs_dim, n_actions, config, seed))
-        self.support = torch.from_numpy(
-            categorical_support(config.v_min, config.v_max, config.n_atoms)
+        self.support = torch.as_tensor(
+            categorical_support(config.v_min, config.v_max, config.n_atoms),
+            device=self.device,
         )
         self.noise_size = config.noise_size(obs_dim, n_actions)
         # noisy layers' draws, made in numpy like tf's
@@ -184,9 +192,8 @@ class DQNLearner:
         """Q-values of a batch of observations with the mean weights (acting uses the
         numpy copy)."""
         with torch.inference_mode():
-            return self.expected_q(
-                self.q(torch.as_tensor(obs, dtype=torch.float32))
-            ).numpy()
+            obs = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
+            return self.expected_q(self.q(obs)).cpu().numpy()
 
     def update(
         self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
@@ -222,7 +229,7 @@ class DQNLearner:
             }
         )
         loss, q_mean, priorities = self.train_steps(*self.tensors(batches, noise))
-        self.last_priorities = priorities.numpy()
+        self.last_priorities = priorities.cpu().numpy()
         return {"loss": loss.item(), "q_mean": q_mean.item()}
 
     def draw_noise(self, steps: int | None = None) -> np.ndarray:
@@ -241,10 +248,8 @@ class DQNLearner:
         batch = with_defaults(batch, self.config.gamma)
         self.contract.check(batch)
         *_, grads = self.compute_gradients(*self.tensors(batch, noise))
-        return [
-            grad.numpy().T.copy() if grad.ndim == 2 else grad.numpy().copy()
-            for grad in grads
-        ]
+        grads = [grad.cpu().numpy() for grad in grads]
+        return [grad.T.copy() if grad.ndim == 2 else grad.copy() for grad in grads]
 
     def tensors(
         self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
@@ -256,16 +261,17 @@ class DQNLearner:
             noise = self.draw_noise(
                 None if batch["obs"].ndim == 2 else len(batch["obs"])
             )
+        device = self.device  # differs: TF places tensors on its device itself
         return (
-            torch.from_numpy(batch["obs"]),
-            torch.from_numpy(batch["actions"]).long(),
-            torch.from_numpy(batch["rewards"]),
-            torch.from_numpy(batch["next_obs"]),
-            torch.from_numpy(batch["terminated"]),
-            torch.from_numpy(batch["discounts"]),
-            torch.from_numpy(batch["weights"]),
-            torch.from_numpy(np.asarray(noise[0], dtype=np.float32)),
-            torch.from_numpy(np.asarray(noise[1], dtype=np.float32)),
+            torch.as_tensor(batch["obs"], device=device),
+            torch.as_tensor(batch["actions"], device=device).long(),
+            torch.as_tensor(batch["rewards"], device=device),
+            torch.as_tensor(batch["next_obs"], device=device),
+            torch.as_tensor(batch["terminated"], device=device),
+            torch.as_tensor(batch["discounts"], device=device),
+            torch.as_tensor(batch["weights"], device=device),
+            torch.as_tensor(np.asarray(noise[0], dtype=np.float32), device=device),
+            torch.as_tensor(np.asarray(noise[1], dtype=np.float32), device=device),
         )
 
     def train_steps(
@@ -282,7 +288,8 @@ class DQNLearner:
     ):
         """Run :meth:`train_step` on each batch along the leading axis; mean loss and
         Q, and priorities."""
-        total_loss, total_q, priorities = torch.zeros(()), torch.zeros(()), []
+        total_loss = total_q = torch.zeros((), device=self.device)
+        priorities = []
         # differs: TF runs this loop inside its graph (tf.range)
         for i in range(obs.shape[0]):
             batch = (
@@ -329,7 +336,8 @@ class DQNLearner:
             next_actions = self.expected_q(chooser).argmax(dim=1)
             # one row per sample keeps shape (B,): a (B, 1) here would broadcast to
             # (B, B) below (claim C08)
-            next_out = next_target[torch.arange(len(next_actions)), next_actions]
+            rows = torch.arange(len(next_actions), device=next_actions.device)
+            next_out = next_target[rows, next_actions]
             bootstrap = discounts * (1.0 - terminated)
             if not self.config.distributional:
                 return rewards + bootstrap * next_out
@@ -355,7 +363,8 @@ class DQNLearner:
             rewards, next_obs, terminated, discounts, noise, target_noise
         )
         # Q(s, a) (B,), or its logits (B, N)
-        out = self.q(obs, noise)[torch.arange(len(actions)), actions]
+        rows = torch.arange(len(actions), device=actions.device)
+        out = self.q(obs, noise)[rows, actions]
         if self.config.distributional:
             losses = -(targets * F.log_softmax(out, dim=-1)).sum(dim=-1)
             # the priority is the cross-entropy; Rainbow's KL differs from it per
@@ -456,10 +465,8 @@ class DQNLearner:
         order (Keras' own layout) lets weights move between torch, TensorFlow and the
         numpy forward pass.
         """
-        return [
-            p.detach().numpy().T.copy() if p.ndim == 2 else p.detach().numpy().copy()
-            for p in self.q.parameters()
-        ]
+        weights = [p.detach().cpu().numpy() for p in self.q.parameters()]
+        return [w.T.copy() if w.ndim == 2 else w.copy() for w in weights]
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
         """Load weights in :meth:`get_weights` order into the online network, then
@@ -497,7 +504,9 @@ def project_distribution(probs, rewards, discounts, support):
     )
     # (B, N): where each target atom lands on the grid 0..N-1
     position = (shifted - support[0]) / delta
-    atoms = torch.arange(support.shape[0], dtype=position.dtype)
+    atoms = torch.arange(
+        support.shape[0], dtype=position.dtype, device=position.device
+    )
     # hats[b, i, j] = max(0, 1 - |position[b, i] - j|), built in place: half the time
     # of out-of-place ops
     hats = (

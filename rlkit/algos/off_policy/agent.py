@@ -38,7 +38,7 @@ class OffPolicyAgent(replay.ReplayAgent):
         self.refresh()
 
     @classmethod
-    def make(cls, env_id, framework: str, config, seed: int = 0):
+    def make(cls, env_id, framework: str, config, seed: int = 0, device: str = "cpu"):
         """A fresh agent for ``env_id`` and the vector environment it trains on; checks the action space."""
         envs = make_vec_env(env_id, config.num_envs, seed=seed)
         action = space_info(envs.single_action_space)
@@ -55,7 +55,7 @@ class OffPolicyAgent(replay.ReplayAgent):
                 f"{envs.single_action_space} is unbounded: use ppo, whose Gaussian policy needs no bounds"
             )
         obs_dim = int(np.prod(envs.single_observation_space.shape))
-        learner = cls.learner_class(framework)(obs_dim, int(np.prod(action["shape"])), config, seed)
+        learner = cls.learner_class(framework)(obs_dim, int(np.prod(action["shape"])), config, seed, device=device)
         return cls(learner, env_name(env_id), obs_dim, action, config).trained_on(env_id), envs
 
     def refresh(self) -> None:

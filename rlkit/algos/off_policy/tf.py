@@ -26,7 +26,7 @@ from rlkit.algos.off_policy.config import (
 )
 from rlkit.batches import with_defaults
 from rlkit.checkpoints import write_keras_checkpoint
-from rlkit.hardware import configure_tensorflow
+from rlkit.hardware import check_device, configure_tensorflow
 
 
 def build_mlp(
@@ -114,10 +114,17 @@ class OffPolicyLearner:
     noise_draws = 1
 
     def __init__(
-        self, obs_dim: int, action_dim: int, config: OffPolicyConfig, seed: int = 0
+        self,
+        obs_dim: int,
+        action_dim: int,
+        config: OffPolicyConfig,
+        seed: int = 0,
+        device: str = "cpu",
     ) -> None:
         configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
         keras.utils.set_random_seed(seed)
+        # differs: TF puts its ops on a GPU itself when its GPU build sees one
+        self.device = check_device(device)
         self.config, self.action_dim = config, action_dim
         self.contract = off_policy_contract(
             self.name, obs_dim, action_dim, self.noise_draws

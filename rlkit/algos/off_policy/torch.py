@@ -26,7 +26,7 @@ from rlkit.algos.off_policy.config import (
 )
 from rlkit.batches import with_defaults
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
-from rlkit.hardware import configure_torch
+from rlkit.hardware import configure_torch, resolve_device
 
 
 def build_mlp(
@@ -82,10 +82,16 @@ class OffPolicyLearner:
     noise_draws = 1
 
     def __init__(
-        self, obs_dim: int, action_dim: int, config: OffPolicyConfig, seed: int = 0
+        self,
+        obs_dim: int,
+        action_dim: int,
+        config: OffPolicyConfig,
+        seed: int = 0,
+        device: str = "cpu",
     ) -> None:
         configure_torch()  # one CPU thread unless RLKIT_THREADS says otherwise
         torch.manual_seed(seed)
+        self.device = torch.device(resolve_device(device))  # cpu, cuda, mps
         self.config, self.action_dim = config, action_dim
         self.contract = off_policy_contract(
             self.name, obs_dim, action_dim, self.noise_draws
@@ -110,6 +116,8 @@ class OffPolicyLearner:
         self.model = OffPolicyModel(
             self.actor, self.critics, self.initial_log_alpha()
         )
+        for module in (self.model, self.target_actor, self.target_critics):
+            module.to(self.device)  # differs: TF places variables itself
         # as tf's
         self.set_weights(
             initial_weights(
@@ -137,7 +145,8 @@ class OffPolicyLearner:
         """Deterministic actions of a batch, through the framework (acting uses a
         numpy copy)."""
         with torch.inference_mode():
-            return self.policy(torch.as_tensor(obs, dtype=torch.float32)).numpy()
+            obs = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
+            return self.policy(obs).cpu().numpy()
 
     def update(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
         """One gradient step on a batch that satisfies the contract (``noise`` shaped
@@ -157,8 +166,8 @@ class OffPolicyLearner:
         batches = with_defaults(batches, self.config.gamma)
         self.contract.check(flatten_burst(batches))
         totals, priorities = self.train_steps(*self.tensors(batches))
-        self.last_priorities = priorities.numpy()
-        return burst_metrics(totals.numpy(), len(batches["rewards"]))
+        self.last_priorities = priorities.cpu().numpy()
+        return burst_metrics(totals.cpu().numpy(), len(batches["rewards"]))
 
     def tensors(self, batches: dict[str, np.ndarray]) -> tuple:
         """The burst's fields as tensors, in the argument order of :meth:`train_step`
@@ -173,14 +182,15 @@ class OffPolicyLearner:
             "weights",
             "noise",
         )
-        return tuple(torch.from_numpy(batches[name]) for name in names)
+        # differs: TF places tensors on its device itself
+        return tuple(torch.as_tensor(batches[n], device=self.device) for n in names)
 
     def train_steps(
         self, obs, actions, rewards, next_obs, terminated, discounts, weights, noise
     ):
         """Run :meth:`train_step` on each batch along the leading axis; the summed
         metric terms, priorities."""
-        totals, priorities = torch.zeros(5), []
+        totals, priorities = torch.zeros(5, device=self.device), []
         # differs: TF runs this loop inside its graph (tf.range)
         for i in range(obs.shape[0]):
             batch = (
@@ -209,11 +219,11 @@ class OffPolicyLearner:
         batch = (obs, actions, rewards, next_obs, terminated, discounts, weights)
         critic_loss, q_mean, td_errors = self.critic_step(*batch, noise, alpha)
         self.gradient_steps += 1
-        actor_loss, actor_steps = torch.zeros(()), torch.zeros(())
+        actor_loss = actor_steps = torch.zeros((), device=self.device)
         if self.policy_due():
             actor_loss, actor_steps = (
                 self.actor_step(obs, noise, alpha),
-                torch.ones(()),
+                torch.ones((), device=self.device),
             )
             self.update_targets()
         return critic_loss, q_mean, actor_loss, actor_steps, alpha, td_errors
@@ -262,7 +272,7 @@ class OffPolicyLearner:
         loss.backward()
         self.critic_optimizer.step()
         # priorities cost a few ops per step: computed only when prioritized
-        td_errors = torch.zeros(())
+        td_errors = torch.zeros((), device=self.device)
         if self.config.prioritized:
             td_errors = (
                 torch.stack([(q - targets).abs() for q in q_values])
@@ -293,7 +303,7 @@ class OffPolicyLearner:
     def alpha(self) -> torch.Tensor:
         """The entropy temperature (0 for the deterministic actors; SAC learns
         it)."""
-        return torch.zeros(())
+        return torch.zeros((), device=self.device)
 
     def update_targets(self) -> None:
         """target <- target + tau * (online - target), in place, for the critics and
@@ -380,8 +390,8 @@ def mlp_weights(net: nn.Sequential) -> list[np.ndarray]:
     weights = []
     for layer in linear_layers(net):
         weights += [
-            layer.weight.detach().numpy().T.copy(),
-            layer.bias.detach().numpy().copy(),
+            layer.weight.detach().cpu().numpy().T.copy(),
+            layer.bias.detach().cpu().numpy().copy(),
         ]
     return weights
 

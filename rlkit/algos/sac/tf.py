@@ -27,9 +27,14 @@ class Learner(OffPolicyLearner):
     noise_draws = 2  # one sample at s' for the target, one at s for the actor
 
     def __init__(
-        self, obs_dim: int, action_dim: int, config: SACConfig, seed: int = 0
+        self,
+        obs_dim: int,
+        action_dim: int,
+        config: SACConfig,
+        seed: int = 0,
+        device: str = "cpu",
     ) -> None:
-        super().__init__(obs_dim, action_dim, config, seed)
+        super().__init__(obs_dim, action_dim, config, seed, device)
         self.log_alpha = self.model.log_alpha
         self.target_entropy = (
             -float(action_dim)

@@ -1,0 +1,368 @@
+"""Export a trained agent's greedy policy to ONNX or a TensorFlow SavedModel: observations in, actions out.
+
+What the agent does in numpy around its network goes into the exported graph too, so that the file is the
+whole policy and a runtime needs no rlkit: PPO's and A2C's observation normalisation, then the action
+post-processing -- argmax for discrete actions (over C51's expected values for a distributional DQN),
+tanh and the rescaling to the action bounds for DDPG, TD3 and SAC, clipping to the bounds for a Gaussian
+policy. The graph has two outputs: ``action`` (what ``agent.act`` returns) and ``output`` (the network's
+output the action is read from: Q-values, logits, means or pre-tanh actions), which makes parity testable
+to a tolerance for discrete policies too.
+
+* torch agents export with ``torch.onnx.export`` (torch 2.13's default exporter goes through
+  ``torch.export`` and needs ``onnx`` and ``onnxscript``);
+* TensorFlow agents export one ``tf.function`` to both formats: ``tf.saved_model.save`` and tf2onnx (the
+  converter Keras' own ``model.export(format="onnx")`` calls).
+
+The batch dimension stays dynamic. :func:`onnx_parity` runs the file in onnxruntime against ``agent.act``.
+All of it needs the ``export`` extra: ``pip install 'rlkit[export]'``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import importlib.util
+import logging
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rlkit.errors import RlkitError
+
+FORMATS = ("onnx", "savedmodel")
+#: What an ONNX export of each framework's agents needs besides the framework itself.
+NEEDS = {"torch": ("onnx", "onnxscript", "onnxruntime"), "tf": ("tf2onnx", "onnx", "onnxruntime")}
+
+
+@dataclass(frozen=True)
+class PolicyPlan:
+    """What the exported graph computes around the network, read off the agent (numpy arrays, float32).
+
+    ``kind``: "argmax" (DQN, discrete actor-critic), "tanh" (DDPG, TD3, SAC: squash, then rescale to
+    [low, high]) or "clip" (Gaussian actor-critic). ``columns``: how many leading network outputs the action
+    uses (SAC's actor also outputs log stds). ``support``: C51's atoms (expected Q = softmax(logits) @ support).
+    """
+
+    obs_dim: int
+    kind: str
+    columns: int
+    obs_mean: np.ndarray | None = None
+    obs_std: np.ndarray | None = None
+    obs_clip: float = 0.0
+    low: np.ndarray | None = None
+    high: np.ndarray | None = None
+    support: np.ndarray | None = None
+
+
+def policy_plan(agent) -> PolicyPlan:
+    """The :class:`PolicyPlan` of a DQN/Rainbow, A2C/PPO or DDPG/TD3/SAC agent."""
+    from rlkit.algos.actor_critic.agent import ActorCriticAgent
+    from rlkit.algos.dqn.agent import DQNAgent
+    from rlkit.algos.off_policy.agent import OffPolicyAgent
+
+    f32 = np.float32
+    if isinstance(agent, DQNAgent):
+        support = agent.support.astype(f32) if agent.config.distributional else None
+        return PolicyPlan(agent.obs_dim, "argmax", agent.n_actions, support=support)
+    if isinstance(agent, OffPolicyAgent):
+        return PolicyPlan(agent.obs_dim, "tanh", agent.action_dim, low=agent.low, high=agent.high)
+    if isinstance(agent, ActorCriticAgent):
+        normalizer = agent.obs_normalizer
+        stats = {}
+        if normalizer.enabled:
+            stats = {
+                "obs_mean": normalizer.stats.mean.astype(f32),
+                "obs_std": np.sqrt(normalizer.stats.var + 1e-8).astype(f32),
+                "obs_clip": float(normalizer.clip),
+            }
+        if agent.discrete:
+            return PolicyPlan(agent.obs_dim, "argmax", agent.action["n"], **stats)
+        low, high = (np.asarray(agent.action[k], dtype=f32) for k in ("low", "high"))
+        return PolicyPlan(agent.obs_dim, "clip", int(np.prod(agent.action["shape"])), low=low, high=high, **stats)
+    raise RlkitError(f"rlkit exports DQN, Rainbow, A2C, PPO, DDPG, TD3 and SAC agents, got {type(agent).__name__}")
+
+
+def policy_network(agent):
+    """The trained framework module that maps (normalised) observations to the plan's network output."""
+    learner = agent.learner
+    return learner.q if hasattr(learner, "q") else learner.actor
+
+
+def numpy_policy(agent, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(actions, output)`` of the agent's own numpy path for a batch: the reference an export must match."""
+    from rlkit.algos.actor_critic.agent import ActorCriticAgent
+    from rlkit.algos.dqn.agent import DQNAgent
+
+    obs = np.asarray(obs, dtype=np.float32)
+    if isinstance(agent, DQNAgent):
+        output = agent.q_values(obs)
+    elif isinstance(agent, ActorCriticAgent):
+        output = agent.policy_output(agent.obs_normalizer(obs))
+    else:
+        output = agent.actor_output(obs)[:, : agent.action_dim]
+    return np.asarray(agent.act(obs)), output
+
+
+def require(*modules: str) -> None:
+    """Raise an error that says what to install when one of ``modules`` is missing (checked, not imported)."""
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing:
+        raise RlkitError(f"exporting needs {', '.join(missing)}: pip install 'rlkit[export]'")
+
+
+# --- torch ---------------------------------------------------------------------------------------------
+
+
+def torch_policy(agent):
+    """A CPU ``torch.nn.Module``: observations (B, obs_dim) -> ``(action, output)``, post-processing inside."""
+    import torch
+
+    plan = policy_plan(agent)
+
+    class Policy(torch.nn.Module):
+        def __init__(self, network) -> None:
+            super().__init__()
+            self.network = network
+            for name in ("obs_mean", "obs_std", "low", "high", "support"):
+                value = getattr(plan, name)
+                self.register_buffer(name, None if value is None else torch.from_numpy(value))
+
+        def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            if self.obs_mean is not None:
+                obs = torch.clamp((obs - self.obs_mean) / self.obs_std, -plan.obs_clip, plan.obs_clip)
+            output = self.network(obs)
+            if self.support is not None:
+                output = (torch.softmax(output, dim=-1) * self.support).sum(dim=-1)
+            output = output[:, : plan.columns]
+            if plan.kind == "argmax":
+                return output.argmax(dim=1), output
+            if plan.kind == "clip":
+                return torch.clamp(output, self.low, self.high), output
+            return self.low + (torch.tanh(output) + 1.0) * 0.5 * (self.high - self.low), output
+
+    network = copy.deepcopy(policy_network(agent)).to("cpu").eval()
+    return Policy(network).eval()
+
+
+def export_torch_onnx(agent, path: Path, example: np.ndarray | None = None) -> Path:
+    """``torch.onnx.export`` through ``torch.export``, with a dynamic batch dimension.
+
+    ``example`` is the observation batch the exporter runs the module on (default: one standard-normal
+    observation); chapter 42 measures whether its values change the graph.
+    """
+    import torch
+
+    require("onnx", "onnxscript")
+    module = torch_policy(agent)
+    if example is None:
+        example = np.random.default_rng(0).standard_normal((1, agent.obs_dim))
+    obs = torch.as_tensor(np.asarray(example, dtype=np.float32))
+    with _quiet("torch.onnx"):
+        torch.onnx.export(
+            module,
+            (obs,),
+            str(path),
+            input_names=["obs"],
+            output_names=["action", "output"],
+            dynamic_shapes={"obs": {0: torch.export.Dim("batch")}},
+            external_data=False,
+            verbose=False,
+        )
+    return path
+
+
+# --- TensorFlow ----------------------------------------------------------------------------------------
+
+
+def tf_policy(agent):
+    """A ``tf.Module`` whose ``__call__`` (a ``tf.function`` over any batch) returns ``{"action", "output"}``."""
+    import tensorflow as tf
+
+    plan = policy_plan(agent)
+    signature = [tf.TensorSpec([None, plan.obs_dim], tf.float32, name="obs")]
+
+    class Policy(tf.Module):
+        def __init__(self, network) -> None:
+            super().__init__()
+            self.network = network
+
+        @tf.function(input_signature=signature)
+        def __call__(self, obs):
+            # numpy arrays become graph constants (tf2onnx would turn captured tensors into extra inputs)
+            if plan.obs_mean is not None:
+                obs = tf.clip_by_value((obs - plan.obs_mean) / plan.obs_std, -plan.obs_clip, plan.obs_clip)
+            output = self.network(obs)
+            if plan.support is not None:
+                output = tf.reduce_sum(tf.nn.softmax(output, axis=-1) * plan.support, axis=-1)
+            output = output[:, : plan.columns]
+            if plan.kind == "argmax":
+                action = tf.argmax(output, axis=1)
+            elif plan.kind == "clip":
+                action = tf.clip_by_value(output, plan.low, plan.high)
+            else:
+                action = plan.low + (tf.tanh(output) + 1.0) * 0.5 * (plan.high - plan.low)
+            return {"action": action, "output": output}
+
+    return Policy(policy_network(agent))
+
+
+def export_tf_onnx(agent, path: Path) -> Path:
+    """The TensorFlow policy's ``tf.function`` converted by tf2onnx (weights frozen into the graph)."""
+    require("tf2onnx", "onnx")
+    import tf2onnx
+
+    policy = tf_policy(agent)
+    with _quiet("tf2onnx"):
+        tf2onnx.convert.from_function(
+            policy.__call__, input_signature=policy.__call__.input_signature, output_path=str(path)
+        )
+    return path
+
+
+def export_saved_model(agent, path: str | Path) -> Path:
+    """A TensorFlow agent's policy as a SavedModel directory, serving signature ``serving_default``."""
+    if agent.framework != "tf":
+        raise RlkitError(
+            "a SavedModel is TensorFlow's format: export a torch agent with format='onnx' (any runtime reads it)"
+        )
+    import tensorflow as tf
+
+    policy = tf_policy(agent)
+    tf.saved_model.save(policy, str(path), signatures=policy.__call__)
+    return Path(path)
+
+
+# --- both ----------------------------------------------------------------------------------------------
+
+
+def export(agent, path: str | Path, format: str = "onnx", example: np.ndarray | None = None) -> Path:
+    """Write ``agent``'s greedy policy to ``path`` as ``format`` ("onnx" or "savedmodel"); returns the path.
+
+    ``example`` (torch agents, ONNX only) is the observation batch the exporter runs the module on.
+    """
+    if format not in FORMATS:
+        raise RlkitError(f"export format must be one of {', '.join(FORMATS)}, got {format!r}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if format == "savedmodel":
+        return export_saved_model(agent, path)
+    require(*NEEDS[agent.framework])
+    if agent.framework == "torch":
+        return export_torch_onnx(agent, path, example)
+    if example is not None:
+        raise RlkitError("example= applies to torch agents: tf2onnx converts a traced signature, not an example")
+    return export_tf_onnx(agent, path)
+
+
+def onnx_policy(path: str | Path):
+    """A function ``obs -> (action, output)`` running the ONNX file in onnxruntime on the CPU."""
+    require("onnxruntime")
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1  # small policies: threads only wait
+    session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    name = session.get_inputs()[0].name
+    order = [output.name for output in session.get_outputs()]
+    wanted = [order.index("action"), order.index("output")]
+
+    def run(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        outputs = session.run(None, {name: np.asarray(obs, dtype=np.float32)})
+        return outputs[wanted[0]], outputs[wanted[1]]
+
+    return run
+
+
+def saved_model_policy(path: str | Path):
+    """A function ``obs -> (action, output)`` calling a SavedModel's ``serving_default`` signature."""
+    import tensorflow as tf
+
+    serve = tf.saved_model.load(str(path)).signatures["serving_default"]
+
+    def run(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        outputs = serve(obs=tf.constant(np.asarray(obs, dtype=np.float32)))
+        return outputs["action"].numpy(), outputs["output"].numpy()
+
+    return run
+
+
+def observations(agent, count: int, seed: int = 0) -> np.ndarray:
+    """``count`` observations the policy meets: its own greedy episodes in the environment it was trained on
+    (standard-normal draws when that environment is not a registered id)."""
+    import gymnasium as gym
+
+    from rlkit.envs import is_registered
+
+    if not is_registered(agent.env_id):
+        return np.random.default_rng(seed).standard_normal((count, agent.obs_dim)).astype(np.float32)
+    env = gym.make(agent.env_id)
+    obs, _ = env.reset(seed=seed)
+    seen = []
+    for episode in range(count):
+        seen.append(np.asarray(obs, dtype=np.float32).reshape(-1))
+        obs, _, terminated, truncated, _ = env.step(agent.act(seen[-1]))
+        if terminated or truncated:
+            obs, _ = env.reset(seed=seed + episode + 1)
+    env.close()
+    return np.stack(seen)
+
+
+@dataclass(frozen=True)
+class Parity:
+    """How far an exported policy is from the agent: over ``count`` observations, the largest absolute
+    difference of the network outputs and of the actions, and how many actions differ by more than 1e-5.
+
+    ``output_scale`` is the largest |output| of the agent: float32 rounding is relative to it (about 1e-7).
+    """
+
+    count: int
+    max_output_diff: float
+    max_action_diff: float
+    action_mismatches: int
+    output_scale: float
+
+    @property
+    def relative_output_diff(self) -> float:
+        return self.max_output_diff / max(self.output_scale, 1e-30)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.count} observations: max |output diff| {self.max_output_diff:.1e} "
+            f"({self.relative_output_diff:.1e} of the largest output), max |action diff| "
+            f"{self.max_action_diff:.1e}, {self.action_mismatches} actions differ"
+        )
+
+
+def compare(agent, run, obs: np.ndarray) -> Parity:
+    """:class:`Parity` of ``run`` (a function obs -> (action, output)) against the agent's numpy path."""
+    actions, output = numpy_policy(agent, obs)
+    exported_actions, exported_output = run(obs)
+    action_diff = np.abs(np.asarray(exported_actions, dtype=np.float64) - actions)
+    return Parity(
+        count=len(obs),
+        max_output_diff=float(np.abs(np.asarray(exported_output) - output).max()),
+        max_action_diff=float(action_diff.max()),
+        action_mismatches=int((action_diff.reshape(len(obs), -1) > 1e-5).any(axis=1).sum()),
+        output_scale=float(np.abs(output).max()),
+    )
+
+
+def onnx_parity(agent, path: str | Path, count: int = 256, seed: int = 0) -> Parity:
+    """Run the ONNX file in onnxruntime on ``count`` observations of the agent's environment and compare."""
+    return compare(agent, onnx_policy(path), observations(agent, count, seed))
+
+
+@contextlib.contextmanager
+def _quiet(logger: str):
+    """Silence an exporter's progress lines and its dependencies' deprecation notes while it runs."""
+    log = logging.getLogger(logger)
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            yield
+    finally:
+        log.setLevel(level)

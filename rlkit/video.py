@@ -1,0 +1,64 @@
+"""Videos of an agent's greedy episodes, recorded headless with gymnasium's ``RecordVideo`` wrapper.
+
+``render_mode="rgb_array"`` makes an environment draw into a numpy array instead of a window, so recording
+needs no display (no X server, no ``SDL_VIDEODRIVER`` setting: classic-control's pygame renders to an
+off-screen surface in that mode). ``RecordVideo`` writes the frames through moviepy, the ``video`` extra:
+``pip install 'rlkit[video]'``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from rlkit.envs import make_env
+from rlkit.errors import RlkitError
+
+
+def record_video(agent, path: str | Path, env: str | None = None, episodes: int = 1, seed: int = 10_000) -> list[float]:
+    """Record ``episodes`` greedy episodes of ``agent`` on ``env`` (default: its own) into one ``.mp4`` at ``path``.
+
+    Returns each episode's return, so a caller can say what the video shows. Episode ``i`` is reset with
+    ``seed + i``, the seeds :func:`rlkit.evaluate` uses for its first episodes.
+    """
+    path = Path(path)
+    if path.suffix != ".mp4":
+        raise RlkitError(f"videos are written as .mp4, got '{path}'")
+    if importlib.util.find_spec("moviepy") is None:
+        raise RlkitError("recording a video needs moviepy: pip install 'rlkit[video]'")
+    if not isinstance(episodes, int) or isinstance(episodes, bool) or episodes < 1:
+        raise RlkitError(f"episodes must be a positive int, got {episodes!r}")
+    from gymnasium.wrappers import RecordVideo
+
+    returns = []
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "video"  # a new folder: RecordVideo warns when it writes into an existing one
+        # one recording from the first reset on: a finite video_length does not stop it at the next reset
+        recorder = RecordVideo(
+            make_env(env or agent.env_id, render_mode="rgb_array"),
+            str(folder),
+            episode_trigger=lambda episode: episode == 0,
+            video_length=10**9,
+            name_prefix="agent",
+        )
+        try:
+            for episode in range(episodes):
+                obs, _ = recorder.reset(seed=seed + episode)
+                total, done = 0.0, False
+                while not done:
+                    obs, reward, terminated, truncated, _ = recorder.step(agent.act(np.asarray(obs)))
+                    total += float(reward)
+                    done = terminated or truncated
+                returns.append(total)
+        finally:
+            recorder.close()  # writes the file
+        written = sorted(folder.glob("*.mp4"))
+        if not written:
+            raise RlkitError("RecordVideo wrote no video (did the environment render frames?)")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(written[0]), path)
+    return returns

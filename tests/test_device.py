@@ -1,0 +1,102 @@
+"""Where torch learners train: device names resolved and refused clearly, the option carried from
+``rlkit.train`` and ``--device`` into the learner, and (on a machine with a GPU) the same update there."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rlkit
+from rlkit.errors import RlkitError
+from rlkit.hardware import check_device, resolve_device
+
+torch = pytest.importorskip("torch")
+
+CUDA = torch.cuda.is_available()
+gpu = pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+
+
+@pytest.mark.parametrize("bad", ["gpu", "cuda:x", "tpu", "", None])
+def test_unknown_device_names_are_refused(bad):
+    with pytest.raises(RlkitError, match="device must be one of cpu, cuda, cuda:N, mps, auto"):
+        check_device(bad)
+
+
+def test_auto_is_cuda_when_torch_sees_one_and_cpu_otherwise():
+    mps = torch.backends.mps.is_available()
+    assert resolve_device("auto") == ("cuda" if CUDA else "mps" if mps else "cpu")
+    assert resolve_device("cpu") == "cpu"
+
+
+@pytest.mark.skipif(CUDA, reason="checks the refusal on a machine without CUDA")
+def test_a_gpu_torch_cannot_see_is_refused_not_replaced_by_the_cpu():
+    with pytest.raises(RlkitError, match=r"device 'cuda': torch .* sees 0 CUDA device\(s\)"):
+        rlkit.train("dqn", total_steps=100, device="cuda", progress=False)
+
+
+def test_tensorflow_runs_refuse_a_named_torch_device():
+    with pytest.raises(RlkitError, match="device='cuda' applies to torch"):
+        rlkit.train("dqn", framework="tf", total_steps=100, device="cuda", progress=False)
+
+
+def test_a_resumed_run_refuses_a_device_it_would_ignore(tmp_path):
+    with pytest.raises(RlkitError, match="a resumed run continues on the CPU"):
+        rlkit.train("dqn", resume=tmp_path / "agent.pt", device="auto")
+
+
+@pytest.mark.parametrize("algo", ["dqn", "ppo"])
+def test_the_device_reaches_the_learner(algo):
+    result = rlkit.train(algo, total_steps=600, device="auto", progress=False, eval_every=600)
+    learner = result.agent.learner
+    assert learner.device.type == resolve_device("auto").split(":")[0]
+    network = learner.q if hasattr(learner, "q") else learner.actor
+    assert {p.device.type for p in network.parameters()} == {learner.device.type}
+
+
+def test_cli_takes_a_device(tmp_path, capsys):
+    from rlkit.cli import main
+
+    save = tmp_path / "agent.pt"
+    assert main(["train", "td3", "--env", "Pendulum-v1", "--steps", "400", "--device", "cpu", "--quiet"]) == 0
+    assert main(["train", "dqn", "--device", "tpu", "--quiet", "--save", str(save)]) == 2
+    assert "device must be one of" in capsys.readouterr().err
+
+
+@pytest.mark.gpu
+@gpu
+@pytest.mark.parametrize(("algo", "env"), [("dqn", "CartPole-v1"), ("sac", "Pendulum-v1")])
+def test_a_gpu_update_matches_the_cpu_one(algo, env):
+    """One seed, one burst of three updates, on the CPU and on the GPU: the same network before and after."""
+    from rlkit.api import algorithm
+
+    entry = algorithm(algo)
+    agents = []
+    for device in ("cpu", "cuda"):
+        agent, envs = entry.agent_class.make(env, "torch", entry.config_class.for_env(env), 0, device=device)
+        envs.close()
+        agents.append(agent)
+    for before_cpu, before_gpu in zip(*(agent.get_weights() for agent in agents), strict=True):
+        np.testing.assert_array_equal(before_cpu, before_gpu)
+    for agent in agents:
+        agent.learner.update_many(burst(agent))
+    for after_cpu, after_gpu in zip(*(agent.get_weights() for agent in agents), strict=True):
+        np.testing.assert_allclose(after_cpu, after_gpu, rtol=1e-4, atol=1e-5)
+
+
+def burst(agent) -> dict:
+    """Three random batches of 32 that satisfy the agent's contract (the same draw on every call)."""
+    rng = np.random.default_rng(0)
+    k, b, obs_dim = 3, 32, agent.obs_dim
+    batch = {
+        "obs": rng.normal(size=(k, b, obs_dim)).astype(np.float32),
+        "rewards": rng.normal(size=(k, b)).astype(np.float32),
+        "next_obs": rng.normal(size=(k, b, obs_dim)).astype(np.float32),
+        "terminated": (rng.random((k, b)) < 0.1).astype(np.float32),
+    }
+    if hasattr(agent, "n_actions"):
+        batch["actions"] = rng.integers(0, agent.n_actions, (k, b)).astype(np.int64)
+    else:
+        batch["actions"] = rng.uniform(-1, 1, (k, b, agent.action_dim)).astype(np.float32)
+        noise = (k, agent.learner.noise_draws, b, agent.action_dim)
+        batch["noise"] = rng.normal(size=noise).astype(np.float32)
+    return batch

@@ -1,0 +1,120 @@
+"""Exported policies (ONNX through onnxruntime, TF SavedModel) act exactly as the agent does, post-processing
+included, and ``rlkit export`` writes and checks them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rlkit
+from rlkit import export
+from rlkit.cli import main
+
+pytest.importorskip("onnxruntime", reason="needs the export extra: pip install 'rlkit[export]'")
+
+#: (algorithm, environment, framework): every export path -- argmax (DQN, C51's expected values, categorical
+#: PPO), clipping (Gaussian PPO, with observation normalisation) and tanh + rescaling (TD3, SAC).
+CASES = [
+    ("dqn", "CartPole-v1", "torch"),
+    ("rainbow", "CartPole-v1", "tf"),
+    ("ppo", "Pendulum-v1", "torch"),
+    ("a2c", "CartPole-v1", "tf"),
+    ("td3", "Pendulum-v1", "tf"),
+    ("sac", "Pendulum-v1", "torch"),
+]
+
+
+def make_agent(algo: str, env: str, framework: str, seed: int = 0):
+    """An agent with random observation statistics and, for continuous actions, weights drawn large enough that
+    its actions pass the bounds: parity then checks the clipping and rescaling, not only a linear map.
+
+    Discrete agents keep their initial weights: large random ones make C51's softmax one-hot, and two actions
+    with the same expected value tie, which float32 rounding breaks either way."""
+    from rlkit.api import algorithm
+
+    entry = algorithm(algo)
+    agent, envs = entry.agent_class.make(env, framework, entry.config_class.for_env(env), seed=seed)
+    envs.close()
+    rng = np.random.default_rng(seed)
+    if export.policy_plan(agent).kind != "argmax":
+        agent.set_weights([rng.normal(0.0, 0.5, w.shape).astype(np.float32) for w in agent.get_weights()])
+    normalizer = getattr(agent, "obs_normalizer", None)
+    if normalizer is not None and normalizer.enabled:
+        normalizer.stats.update(rng.normal(1.0, 3.0, (500, agent.obs_dim)))
+    return agent
+
+
+@pytest.mark.parametrize(("algo", "env", "framework"), CASES)
+def test_onnx_export_acts_like_the_agent(algo, env, framework, tmp_path):
+    agent = make_agent(algo, env, framework)
+    path = export.export(agent, tmp_path / "policy.onnx")
+    parity = export.onnx_parity(agent, path, count=256)
+    assert parity.action_mismatches == 0, parity
+    assert parity.max_action_diff < 1e-5 and parity.relative_output_diff < 1e-5, parity
+    plan = export.policy_plan(agent)
+    if plan.low is not None:  # continuous: the file's actions are in the environment's units, within bounds
+        actions, _ = export.onnx_policy(path)(export.observations(agent, 256))
+        assert (actions >= plan.low).all() and (actions <= plan.high).all()
+        assert np.abs(actions).max() > 1.0  # Pendulum's [-2, 2], not the actor's [-1, 1]
+
+
+def test_one_observation_and_a_batch_run_through_the_same_file(tmp_path):
+    """The batch dimension is dynamic: exported from one example, the file takes any batch."""
+    agent = make_agent("dqn", "CartPole-v1", "torch")
+    run = export.onnx_policy(export.export(agent, tmp_path / "policy.onnx"))
+    obs = export.observations(agent, 64)
+    assert run(obs[:1])[0].shape == (1,) and run(obs)[0].shape == (64,)
+    np.testing.assert_array_equal(run(obs)[0], agent.act(obs))
+
+
+def test_saved_model_acts_like_the_agent(tmp_path):
+    agent = make_agent("sac", "Pendulum-v1", "tf")
+    path = export.export(agent, tmp_path / "policy", format="savedmodel")
+    parity = export.compare(agent, export.saved_model_policy(path), export.observations(agent, 128))
+    assert parity.max_action_diff < 1e-5 and parity.relative_output_diff < 1e-5, parity
+
+
+def test_cli_exports_and_reports_parity(tmp_path, capsys):
+    agent = make_agent("ppo", "Pendulum-v1", "torch")
+    checkpoint = agent.save(tmp_path / "agent.pt")
+    assert main(["export", str(checkpoint)]) == 0
+    assert (tmp_path / "agent.onnx").is_file()
+    out = capsys.readouterr().out
+    assert "256 observations" in out and "0 actions differ" in out
+    # the file on its own, without rlkit's agent: the checkpoint's own agent acts the same
+    parity = export.onnx_parity(rlkit.load(checkpoint), tmp_path / "agent.onnx")
+    assert parity.max_action_diff < 1e-5
+
+
+def test_cli_refuses_a_saved_model_of_a_torch_agent(tmp_path, capsys):
+    checkpoint = make_agent("dqn", "CartPole-v1", "torch").save(tmp_path / "agent.pt")
+    assert main(["export", str(checkpoint), "--format", "savedmodel"]) == 2
+    assert "rlkit: error: a SavedModel is TensorFlow's format" in capsys.readouterr().err
+
+
+def test_a_missing_extra_says_what_to_install(monkeypatch):
+    real = export.importlib.util.find_spec
+    monkeypatch.setattr(export.importlib.util, "find_spec", lambda name: None if name == "onnxscript" else real(name))
+    with pytest.raises(export.RlkitError, match=r"exporting needs onnxscript: pip install 'rlkit\[export\]'"):
+        export.require("onnx", "onnxscript")
+
+
+def test_unknown_format_is_refused():
+    with pytest.raises(export.RlkitError, match="export format must be one of onnx, savedmodel, got 'tflite'"):
+        export.export(object(), "policy.tflite", format="tflite")
+
+
+def test_the_rescaling_exercise_check_accepts_the_answer_and_explains_mistakes(capsys):
+    from rlkit.exercises import ExerciseError, check_to_env_units
+
+    check_to_env_units(lambda a, low, high: low + (a + 1.0) * 0.5 * (high - low))
+    assert "all 2 checks passed" in capsys.readouterr().out
+    mistakes = {
+        "clipping keeps the actor's units": lambda a, low, high: np.clip(a, low, high),
+        "symmetric about 0": lambda a, low, high: a * high,
+        "did you forget the `return`": lambda a, low, high: None,
+        "not linear in between": lambda a, low, high: low + (np.sign(a) + 1.0) * 0.5 * (high - low),
+    }
+    for explanation, wrong in mistakes.items():
+        with pytest.raises(ExerciseError, match=explanation):
+            check_to_env_units(wrong)

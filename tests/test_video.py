@@ -1,0 +1,70 @@
+"""Videos of greedy episodes, recorded headless (no display) with gymnasium's RecordVideo."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from rlkit.cli import main
+from rlkit.errors import RlkitError
+from rlkit.video import record_video
+
+imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg", reason="needs the video extra: pip install 'rlkit[video]'")
+
+
+@pytest.fixture
+def agent():
+    from rlkit.algos.dqn import DQNAgent, DQNConfig
+
+    made, envs = DQNAgent.make("CartPole-v1", "torch", DQNConfig(), seed=0)
+    envs.close()
+    return made
+
+
+def frames(path) -> int:
+    return imageio_ffmpeg.count_frames_and_secs(str(path))[0]
+
+
+def test_a_video_holds_every_step_of_its_episodes(agent, tmp_path, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)  # headless, whatever the machine running the test has
+    path = tmp_path / "clips" / "agent.mp4"
+    returns = record_video(agent, path, episodes=2)
+    assert len(returns) == 2
+    assert path.read_bytes()[4:8] == b"ftyp"  # an MP4 container
+    # CartPole pays 1 per step; each episode adds its reset frame and one frame per step (moviepy may drop
+    # the clip's last frame when it rounds the duration)
+    assert abs(frames(path) - sum(int(r) + 1 for r in returns)) <= 1
+
+
+def test_eval_records_a_video(agent, tmp_path, capsys):
+    checkpoint = agent.save(tmp_path / "agent.pt")
+    video = tmp_path / "eval.mp4"
+    assert main(["eval", str(checkpoint), "--episodes", "2", "--video", str(video)]) == 0
+    assert "video of an episode with return" in capsys.readouterr().out
+    assert os.path.getsize(video) > 0 and frames(video) > 1
+
+
+def test_only_mp4_is_written(agent, tmp_path):
+    with pytest.raises(RlkitError, match="videos are written as .mp4, got"):
+        record_video(agent, tmp_path / "agent.gif")
+
+
+def test_the_headless_frame_exercise_check_accepts_the_answer_and_explains_mistakes(capsys):
+    import gymnasium as gym
+
+    from rlkit.exercises import ExerciseError, check_headless_frame
+
+    def first_frame(env_id, seed, mode="rgb_array", reset_seed=True):
+        env = gym.make(env_id, render_mode=mode)
+        env.reset(seed=seed if reset_seed else seed + 1)
+        frame = env.render()
+        env.close()
+        return frame
+
+    check_headless_frame(first_frame)
+    assert "all 3 checks passed" in capsys.readouterr().out
+    with pytest.raises(ExerciseError, match="render_mode='rgb_array' to get the pixels"):
+        check_headless_frame(lambda env_id, seed: first_frame(env_id, seed, mode="human"))
+    with pytest.raises(ExerciseError, match="Call env.reset\\(seed=seed\\) before"):
+        check_headless_frame(lambda env_id, seed: first_frame(env_id, seed, reset_seed=False))
