@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlkit.exercises import continuous, policy_gradient, value_based
+from rlkit.exercises import continuous, engineering, policy_gradient, value_based
 
 ROOT = Path(__file__).resolve().parents[1]
 STORED = ROOT / "rlkit" / "exercises" / "expected.json"
@@ -149,6 +149,35 @@ def squashed_log_prob() -> dict:
     return {"answer": gaussian - log_det, "gaussian": gaussian, "wrong sign": gaussian + log_det}
 
 
+def to_env_units() -> dict:
+    values = {}
+    for case, (squashed, low, high) in engineering.to_env_units_inputs().items():
+        squashed, low, high = (np.asarray(part, dtype=np.float64) for part in (squashed, low, high))
+        answer = low + (squashed + 1) * (high - low) / 2
+        mistakes = {
+            "clipped": np.clip(squashed, low, high),
+            "times high": squashed * high,
+            "no offset": squashed * (high - low) / 2,
+            "reversed": high + (squashed + 1) * (low - high) / 2,
+        }
+        values[f"answer: {case}"] = answer
+        # a mistake that is right on these bounds is no mistake here: the check must accept it
+        values.update({f"{name}: {case}": v for name, v in mistakes.items() if not np.allclose(v, answer)})
+    return values
+
+
+def headless_frame() -> dict:
+    import gymnasium as gym
+
+    values = {}
+    for env_id, seed in engineering.headless_frame_inputs():
+        env = gym.make(env_id, render_mode="rgb_array")
+        env.reset(seed=seed)
+        values[f"{env_id} {seed}"] = engineering.frame_digest(env.render())
+        env.close()
+    return values
+
+
 ANSWER_KEY = {
     function.__name__: function
     for function in (
@@ -165,14 +194,19 @@ ANSWER_KEY = {
         polyak_update,
         smoothed_target_action,
         squashed_log_prob,
+        to_env_units,
+        headless_frame,
     )
 }
 
 
 def answer_key() -> dict[str, dict[str, float | list]]:
-    """Every check's stored numbers, as JSON-ready values (floats rounded to 12 significant digits)."""
+    """Every check's stored numbers, as JSON-ready values (floats rounded to 12 significant digits; digests
+    of frames as they are)."""
 
     def stored(value):
+        if isinstance(value, str):
+            return value
         return float(f"{value:.12g}") if np.ndim(value) == 0 else [stored(item) for item in np.asarray(value)]
 
     return {name: {key: stored(value) for key, value in make().items()} for name, make in ANSWER_KEY.items()}

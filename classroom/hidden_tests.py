@@ -144,6 +144,23 @@ def standardize(rng: "np.random.Generator") -> list[tuple]:
     ]
 
 
+def to_env_units(rng: "np.random.Generator") -> list[tuple]:
+    import numpy as np
+
+    cases = []
+    for dims in (1, 3):  # bounds that are asymmetric about 0, of different widths per dimension
+        low = rng.uniform(-5.0, 1.0, size=dims)
+        high = low + rng.uniform(0.5, 4.0, size=dims)
+        squashed = np.concatenate([-np.ones((1, dims)), np.ones((1, dims)), rng.uniform(-1.0, 1.0, (9, dims))])
+        cases.append(tuple(part.astype(np.float32) for part in (squashed, low, high)))
+    return cases
+
+
+def first_frame(rng: "np.random.Generator") -> list[tuple]:
+    seeds = [int(seed) for seed in rng.integers(10, 10_000, size=3)]  # environments the check never renders
+    return [("CartPole-v1", seeds[0]), ("Acrobot-v1", seeds[1]), ("MountainCarContinuous-v0", seeds[2])]
+
+
 HIDDEN: dict[str, Hidden] = {
     "bootstrap_mask": Hidden(bootstrap_mask),
     "td_target": Hidden(td_target),
@@ -162,4 +179,6 @@ HIDDEN: dict[str, Hidden] = {
     "first_crossing": Hidden(first_crossing),
     "seeded_rollout": Hidden(seeded_rollout),
     "standardize": Hidden(standardize, gradients=True),
+    "to_env_units": Hidden(to_env_units),
+    "first_frame": Hidden(first_frame),
 }

@@ -60,6 +60,10 @@ WRONG = {
         "return starts, actions"
     ),
     "standardize": "centred = x - x.mean()\nreturn centred / (torch.sqrt((centred**2).mean()) + 1e-8)",
+    "to_env_units": "return squashed * high",
+    "first_frame": (
+        "env = gym.make(env_id, render_mode='rgb_array')\nenv.reset()\nframe = env.render()\nenv.close()\nreturn frame"
+    ),
 }
 
 

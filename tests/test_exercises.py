@@ -59,14 +59,24 @@ def test_no_check_computes_its_answer():
     import inspect
 
     import rlkit.exercises.continuous
+    import rlkit.exercises.engineering
     import rlkit.exercises.policy_gradient
     import rlkit.exercises.value_based
 
-    for module in (rlkit.exercises.value_based, rlkit.exercises.policy_gradient, rlkit.exercises.continuous):
+    modules = (
+        rlkit.exercises.value_based,
+        rlkit.exercises.policy_gradient,
+        rlkit.exercises.continuous,
+        rlkit.exercises.engineering,
+    )
+    for module in modules:
         source = inspect.getsource(module)
         for formula in ("max(axis=1)", "np.minimum(", "np.maximum(", "np.log(2 * np.pi)", "np.clip(", "** -beta"):
             assert formula not in source, (module.__name__, formula)
         assert "rlkit.distributional import categorical_support, project" not in source
+        # chapter 42's rescaling and chapter 43's frame: the check holds neither the map nor the rendering
+        for answer in ("high - low", "low - high", "gym.make(", "import gymnasium", 'render_mode="rgb_array"'):
+            assert answer not in source, (module.__name__, answer)
 
 
 def test_a_check_wants_the_function_not_its_result():
@@ -335,3 +345,54 @@ def test_check_standardize_accepts_the_root_of_var_plus_eps_only():
         rlkit.exercises.check_standardize(outside)
     with pytest.raises(ExerciseError, match="no gradient"):
         rlkit.exercises.check_standardize(lambda x: inside(x).detach())
+
+
+def test_check_to_env_units_accepts_the_rescaling_and_explains_mistakes(capsys):
+    from rlkit.exercises import check_to_env_units
+
+    check_to_env_units(lambda a, low, high: low + (a + 1.0) * 0.5 * (high - low))
+    assert "all 2 checks passed" in capsys.readouterr().out
+    mistakes = {
+        "clipping keeps the actor's units": lambda a, low, high: np.clip(a, low, high),
+        "symmetric about 0": lambda a, low, high: a * high,
+        "the centre is not": lambda a, low, high: a * (high - low) / 2,
+        "runs backwards": lambda a, low, high: high + (a + 1.0) * 0.5 * (low - high),
+        "did you forget the `return`": lambda a, low, high: None,
+        "should return shape": lambda a, low, high: (low + (a + 1.0) * 0.5 * (high - low))[0],
+        "-1 must map to low": lambda a, low, high: low + (a + 1.0) * 0.5 * (high - low) + 0.1,
+        "not linear in between": lambda a, low, high: low + (np.sign(a) + 1.0) * 0.5 * (high - low),
+    }
+    for explanation, wrong in mistakes.items():
+        with pytest.raises(ExerciseError, match=explanation):
+            check_to_env_units(wrong)
+
+
+def test_check_headless_frame_accepts_the_first_frame_and_explains_mistakes(capsys):
+    import gymnasium as gym
+
+    from rlkit.exercises import check_headless_frame
+
+    def first_frame(env_id, seed, mode="rgb_array", reset_seed=lambda seed: seed):
+        env = gym.make(env_id, render_mode=mode)
+        env.reset(seed=reset_seed(seed))
+        frame = env.render()
+        env.close()
+        return frame
+
+    check_headless_frame(first_frame)
+    assert "all 3 checks passed" in capsys.readouterr().out
+    mistakes = {
+        # render_mode=None, not "human": opening a window with no display can crash the process (SDL)
+        "render_mode='rgb_array' to get the pixels": lambda env_id, seed: first_frame(env_id, seed, mode=None),
+        "two calls gave two different frames": lambda env_id, seed: first_frame(
+            env_id, seed, reset_seed=lambda s: None
+        ),
+        "not the first frame of the episode reset with that seed": lambda env_id, seed: first_frame(
+            env_id, seed, reset_seed=lambda s: s + 1
+        ),
+        r"\(height, width, 3\) uint8 image, got \(400, 600\)": lambda env_id, seed: first_frame(env_id, seed)[..., 0],
+        r"uint8 image, got \(400, 600, 3\) float": lambda env_id, seed: first_frame(env_id, seed) / 255.0,
+    }
+    for explanation, wrong in mistakes.items():
+        with pytest.raises(ExerciseError, match=explanation):
+            check_headless_frame(wrong)

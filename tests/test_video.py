@@ -48,23 +48,3 @@ def test_eval_records_a_video(agent, tmp_path, capsys):
 def test_only_mp4_is_written(agent, tmp_path):
     with pytest.raises(RlkitError, match="videos are written as .mp4, got"):
         record_video(agent, tmp_path / "agent.gif")
-
-
-def test_the_headless_frame_exercise_check_accepts_the_answer_and_explains_mistakes(capsys):
-    import gymnasium as gym
-
-    from rlkit.exercises import ExerciseError, check_headless_frame
-
-    def first_frame(env_id, seed, mode="rgb_array", reset_seed=True):
-        env = gym.make(env_id, render_mode=mode)
-        env.reset(seed=seed if reset_seed else seed + 1)
-        frame = env.render()
-        env.close()
-        return frame
-
-    check_headless_frame(first_frame)
-    assert "all 3 checks passed" in capsys.readouterr().out
-    with pytest.raises(ExerciseError, match="render_mode='rgb_array' to get the pixels"):
-        check_headless_frame(lambda env_id, seed: first_frame(env_id, seed, mode="human"))
-    with pytest.raises(ExerciseError, match="Call env.reset\\(seed=seed\\) before"):
-        check_headless_frame(lambda env_id, seed: first_frame(env_id, seed, reset_seed=False))

@@ -1,13 +1,15 @@
 """Checks for the exercises of the engineering chapters: a reproducible rollout (40), a standardisation
-without a NaN gradient (41). torch is imported inside the check that needs it."""
+without a NaN gradient (41), the rescaling an exported policy carries (42), a frame rendered without a
+display (43). torch is imported inside the check that needs it."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 import numpy as np
 
-from rlkit.exercises.base import ExerciseError, exercise_check, passed
+from rlkit.exercises.base import ExerciseError, answer, exercise_check, known, name_the_mistake, passed
 
 
 @exercise_check
@@ -80,44 +82,62 @@ def check_standardize(standardize: Callable) -> None:
 @exercise_check
 def check_to_env_units(to_env_units: Callable) -> None:
     """Check ``to_env_units(squashed, low, high) -> actions`` (chapter 42): the rescaling an exported
-    DDPG/TD3/SAC policy must contain, from the actor's tanh output in [-1, 1] to the bounds [low, high]."""
+    DDPG/TD3/SAC policy must contain, from the actor's tanh output in [-1, 1] to the bounds [low, high].
+
+    Each case's first two rows are all -1 and all +1, so the endpoints can be told apart from the rest.
+    """
+    stored = known("to_env_units")
+    for case, (squashed, low, high) in to_env_units_inputs().items():
+        result = answer("to_env_units", to_env_units(squashed, low, high), squashed.shape)
+        mistakes = {
+            "clipped": "clipping keeps the actor's units; -1 and +1 must become low and high. Rescale instead.",
+            "times high": "multiplying by high is right only for bounds symmetric about 0.",
+            "no offset": "the width is right but the centre is not: shift by the middle of the bounds.",
+            "reversed": "the map runs backwards: -1 must become low, not high.",
+        }
+        # a mistake that gives the answer on this case's bounds (times high, when symmetric) is not stored
+        mistakes = {
+            f"{name}: {case}": f"{case}: {text}" for name, text in mistakes.items() if f"{name}: {case}" in stored
+        }
+        name_the_mistake(result, stored, mistakes, atol=1e-5)
+        if not (np.allclose(result[0], low, atol=1e-5) and np.allclose(result[1], high, atol=1e-5)):
+            raise ExerciseError(
+                f"{case}: -1 must map to low {low.tolist()} and +1 to high {high.tolist()}; got "
+                f"{np.round(result[0], 4).tolist()} and {np.round(result[1], 4).tolist()}."
+            )
+        if not np.allclose(result, stored[f"answer: {case}"], atol=1e-5):
+            raise ExerciseError(f"{case}: the endpoints are right but the map is not linear in between.")
+    passed("check_to_env_units", len(to_env_units_inputs()))
+
+
+def to_env_units_inputs() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(squashed, low, high) by case, float32 as an actor gives them: rows -1 and +1, then six in between."""
     rng = np.random.default_rng(0)
-    cases = {
-        "Pendulum's symmetric bounds": (np.array([-2.0]), np.array([2.0])),
-        "asymmetric bounds per dimension": (np.array([0.0, -1.0]), np.array([1.0, 3.0])),
+    cases = {}
+    bounds = {
+        "Pendulum's symmetric bounds": ([-2.0], [2.0]),
+        "asymmetric bounds per dimension": ([0.0, -1.0], [1.0, 3.0]),
     }
-    for name, (low, high) in cases.items():
-        squashed = np.concatenate([-np.ones((1, len(low))), np.ones((1, len(low))), rng.uniform(-1, 1, (6, len(low)))])
-        result = to_env_units(squashed.astype(np.float32), low.astype(np.float32), high.astype(np.float32))
-        if result is None:
-            raise ExerciseError("to_env_units returned None: did you forget the `return`?")
-        result = np.asarray(result, dtype=np.float64)
-        if result.shape != squashed.shape:
-            raise ExerciseError(f"{name}: expected one action per row, shape {squashed.shape}, got {result.shape}.")
-        if np.allclose(result, np.clip(squashed, low, high)) and not np.allclose(low, -1):
-            raise ExerciseError(
-                f"{name}: clipping keeps the actor's units; -1 and +1 must become low and high. Rescale instead."
-            )
-        if not (np.allclose(result[0], low, atol=1e-6) and np.allclose(result[1], high, atol=1e-6)):
-            hint = " Multiplying by high is right only for bounds symmetric about 0." if np.any(low != -high) else ""
-            raise ExerciseError(
-                f"{name}: -1 must map to low {low.tolist()} and +1 to high {high.tolist()}; got {result[0].tolist()} "
-                f"and {result[1].tolist()}.{hint} Try low + (squashed + 1) * (high - low) / 2."
-            )
-        expected = low + (squashed + 1.0) * 0.5 * (high - low)
-        if not np.allclose(result, expected, atol=1e-5):
-            raise ExerciseError(f"{name}: the endpoints are right but the map is not linear in between.")
-    passed("check_to_env_units", len(cases))
+    for case, (low, high) in bounds.items():
+        ends = np.array([[-1.0] * len(low), [1.0] * len(low)])
+        squashed = np.concatenate([ends, rng.uniform(-1, 1, (6, len(low)))]).astype(np.float32)
+        cases[case] = (squashed, np.array(low, dtype=np.float32), np.array(high, dtype=np.float32))
+    return cases
 
 
 @exercise_check
 def check_headless_frame(first_frame: Callable) -> None:
     """Check ``first_frame(env_id, seed) -> frame`` (chapter 43): the first frame of an episode reset with
-    ``seed``, rendered as pixels on a machine without a display."""
-    import gymnasium as gym
+    ``seed``, rendered as pixels on a machine without a display.
 
-    cases = [("CartPole-v1", 0), ("CartPole-v1", 1), ("Pendulum-v1", 0)]
-    for env_id, seed in cases:
+    The expected frames are stored as digests of their pixels (``frame_digest``), not rendered here: the
+    calls that would render them are the answer. The pixels are pygame's drawing of the seeded start state;
+    they were byte-identical with gymnasium 1.0.0 and 1.4.0, each on pygame 2.6.1 and on pygame-ce 2.5.8. If
+    a release changes them, ``tests/test_exercises.py`` fails until ``python -m classroom.expectations``
+    stores the new ones.
+    """
+    stored = known("headless_frame")
+    for env_id, seed in headless_frame_inputs():
         frame = first_frame(env_id, seed)
         if frame is None:
             raise ExerciseError(
@@ -129,13 +149,25 @@ def check_headless_frame(first_frame: Callable) -> None:
             raise ExerciseError(
                 f"{env_id}: expected an (height, width, 3) uint8 image, got {frame.shape} {frame.dtype}."
             )
-        env = gym.make(env_id, render_mode="rgb_array")
-        env.reset(seed=seed)
-        expected = env.render()
-        env.close()
-        if not np.array_equal(frame, expected):
+        digest = frame_digest(frame)
+        if digest != frame_digest(np.asarray(first_frame(env_id, seed))):
+            raise ExerciseError(
+                f"{env_id}, seed {seed}: two calls gave two different frames, so the episode does not start "
+                "from the seed: pass it to env.reset(seed=seed) before env.render()."
+            )
+        if digest != str(stored[f"{env_id} {seed}"]):
             raise ExerciseError(
                 f"{env_id}, seed {seed}: not the first frame of the episode reset with that seed. "
                 "Call env.reset(seed=seed) before env.render()."
             )
-    passed("check_headless_frame", len(cases))
+    passed("check_headless_frame", len(headless_frame_inputs()))
+
+
+def headless_frame_inputs() -> list[tuple[str, int]]:
+    """(env_id, seed) of each frame the check asks for: two starts of CartPole, one of Pendulum."""
+    return [("CartPole-v1", 0), ("CartPole-v1", 1), ("Pendulum-v1", 0)]
+
+
+def frame_digest(frame: np.ndarray) -> str:
+    """The SHA-256 of a frame's pixels (row-major bytes): what the check compares, and what is stored."""
+    return hashlib.sha256(np.ascontiguousarray(frame).tobytes()).hexdigest()
