@@ -91,7 +91,7 @@ def check_framework(framework: str) -> str:
         raise RlkitError(f"unknown framework {framework!r}; choose 'torch' or 'tf'")
     if importlib.util.find_spec(FRAMEWORKS[framework]) is None:
         extra = "torch" if framework == "torch" else "tf"
-        raise RlkitError(f"{FRAMEWORKS[framework]} is not installed: pip install 'rlkit[{extra}]'")
+        raise RlkitError(f"{FRAMEWORKS[framework]} is not installed: pip install 'rlkit-course[{extra}]'")
     return framework
 
 

@@ -67,7 +67,7 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     evaluate.add_argument("--episodes", type=int, default=20)
     evaluate.add_argument("--seed", type=int, default=10_000)
     evaluate.add_argument(
-        "--video", default=None, metavar="PATH.mp4", help="also record an episode as MP4 (needs rlkit[video])"
+        "--video", default=None, metavar="PATH.mp4", help="also record an episode as MP4 (needs rlkit-course[video])"
     )
 
     export = commands.add_parser(

@@ -14,7 +14,7 @@ to a tolerance for discrete policies too.
   converter Keras' own ``model.export(format="onnx")`` calls).
 
 The batch dimension stays dynamic. :func:`onnx_parity` runs the file in onnxruntime against ``agent.act``.
-All of it needs the ``export`` extra: ``pip install 'rlkit[export]'``.
+All of it needs the ``export`` extra: ``pip install 'rlkit-course[export]'``.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def require(*modules: str) -> None:
     """Raise an error that says what to install when one of ``modules`` is missing (checked, not imported)."""
     missing = [name for name in modules if importlib.util.find_spec(name) is None]
     if missing:
-        raise RlkitError(f"exporting needs {', '.join(missing)}: pip install 'rlkit[export]'")
+        raise RlkitError(f"exporting needs {', '.join(missing)}: pip install 'rlkit-course[export]'")
 
 
 # --- torch ---------------------------------------------------------------------------------------------

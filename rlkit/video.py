@@ -3,7 +3,7 @@
 ``render_mode="rgb_array"`` makes an environment draw into a numpy array instead of a window, so recording
 needs no display (no X server, no ``SDL_VIDEODRIVER`` setting: classic-control's pygame renders to an
 off-screen surface in that mode). ``RecordVideo`` writes the frames through moviepy, the ``video`` extra:
-``pip install 'rlkit[video]'``.
+``pip install 'rlkit-course[video]'``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def record_video(agent, path: str | Path, env: str | None = None, episodes: int 
     if path.suffix != ".mp4":
         raise RlkitError(f"videos are written as .mp4, got '{path}'")
     if importlib.util.find_spec("moviepy") is None:
-        raise RlkitError("recording a video needs moviepy: pip install 'rlkit[video]'")
+        raise RlkitError("recording a video needs moviepy: pip install 'rlkit-course[video]'")
     if not isinstance(episodes, int) or isinstance(episodes, bool) or episodes < 1:
         raise RlkitError(f"episodes must be a positive int, got {episodes!r}")
     from gymnasium.wrappers import RecordVideo

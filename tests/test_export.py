@@ -10,7 +10,7 @@ import rlkit
 from rlkit import export
 from rlkit.cli import main
 
-pytest.importorskip("onnxruntime", reason="needs the export extra: pip install 'rlkit[export]'")
+pytest.importorskip("onnxruntime", reason="needs the export extra: pip install 'rlkit-course[export]'")
 
 #: (algorithm, environment, framework): every export path -- argmax (DQN, C51's expected values, categorical
 #: PPO), clipping (Gaussian PPO, with observation normalisation) and tanh + rescaling (TD3, SAC).
