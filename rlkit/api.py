@@ -114,6 +114,8 @@ def train(
     env_kwargs: dict | None = None,
     wrappers: Sequence = (),
     resume: str | Path | None = None,
+    workers: int | None = None,
+    ray_address: str | None = None,
     **config,
 ) -> TrainResult:
     """Train ``algo`` on the environment ``env`` with ``framework`` ("torch" or "tf").
@@ -132,9 +134,14 @@ def train(
     ``resume`` continues the run saved resumable at that checkpoint (``agent.save(path, resumable=True)``, or
     ``SaveCheckpoints(..., resumable=True)``) up to ``total_steps`` in all (default: the run's own total),
     exactly as if it had not stopped; its hyperparameters are the checkpoint's.
+    ``workers`` (PPO and A2C) collects each rollout on that many Ray actors, the ``num_envs`` environments
+    split between them, with the same data as in one process (see :mod:`rlkit.distributed.rollouts`);
+    ``ray_address`` joins an existing Ray cluster instead of starting one here (needs ``rlkit[ray]``).
     Returns a :class:`~rlkit.result.TrainResult` with ``.agent`` (the last one) and ``.history``.
     """
     entry = algorithm(algo)
+    if resume is not None and (workers is not None or ray_address is not None):
+        raise RlkitError("a resumed run continues in one process: workers= and ray_address= apply to a new run")
     if resume is not None:
         if config:
             raise RlkitError(f"a resumed run keeps its checkpoint's hyperparameters; got {', '.join(config)}")
@@ -161,6 +168,8 @@ def train(
     if save is not None:
         _check_save_path(save, framework)
     options = {"callbacks": callbacks}
+    if workers is not None or ray_address is not None:
+        options.update(_distributed(algo, entry, workers, ray_address))
     if buffer_class is not None:
         if not callable(buffer_class):
             raise RlkitError(
@@ -226,6 +235,22 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
     if until <= loop.step:
         raise RlkitError(f"the run in '{path}' is already at step {loop.step}: ask for total_steps > {loop.step}")
     return drive(loop, until, logdir, progress, stop_when_solved, callbacks)
+
+
+def _distributed(algo: str, entry: Algorithm, workers, ray_address) -> dict:
+    """The loop options of a run on Ray workers, checked here so that a wrong one fails before any work."""
+    from rlkit.algos.actor_critic.agent import ActorCriticAgent
+    from rlkit.distributed import require_ray
+
+    if not issubclass(entry.agent_class, ActorCriticAgent):
+        raise RlkitError(f"workers= runs the on-policy loop (ppo, a2c) on Ray actors; {algo} learns from replay")
+    workers = 1 if workers is None else workers
+    if not is_count(workers):
+        raise RlkitError(f"workers must be a positive int, got {workers!r}")
+    if ray_address is not None and not isinstance(ray_address, str):
+        raise RlkitError(f"ray_address must be a string such as 'auto' or '10.0.0.5:6379', got {ray_address!r}")
+    require_ray("workers=")
+    return {"workers": workers, "ray_address": ray_address}
 
 
 def _replay() -> str:
