@@ -7,10 +7,13 @@ worker reads the same object), each worker steps its block for ``num_steps`` ste
 the blocks back into the rollout the single-process loop would have collected, then learns from it with the
 learner it always had. The data are equal bit for bit, not merely alike:
 
-- the policy's noise: the single-process loop draws one array of noise for all environments per step from
-  the run's generator. Every worker starts from a copy of that generator, draws the whole array and keeps
-  its own rows (:class:`RowsOf`), so each environment sees the draw it would have seen; the learner's
-  generator then continues from where the workers' copies ended.
+- the policy's noise and its forward pass: the single-process loop draws one array of noise for all
+  environments per step from the run's generator, and multiplies one batch of all their observations
+  through the actor. Every worker does both for the whole batch, its own rows in their place and zeros in
+  the others, and keeps its rows: each environment gets the draw it would have got, and the same
+  floating-point result too (a matrix product's rounding depends on the batch's shape and on the row's
+  place in it, not on the other rows' values). The learner's generator then continues from where the
+  workers' copies ended. The price: each worker computes the policy for all ``num_envs`` rows.
 - what depends on all environments at once (reward scaling, episode logging, callbacks) stays with the
   learner, which replays it step by step over the stitched rollout. Observation normalisation would have to
   as well, but the workers act on normalised observations at every step, so a run with ``normalize_obs``
@@ -37,20 +40,6 @@ from rlkit.state import generator_state, object_state, restore_generator, restor
 #: Replacements of dead workers one iteration may need before the run gives up (a worker that dies every
 #: time, e.g. out of memory on its node, is a fault to report, not to retry forever).
 MAX_RESTARTS_PER_ITERATION = 3
-
-
-class RowsOf:
-    """The rows ``rows`` of what ``rng`` would draw for all ``total`` environments: the generator a worker
-    hands to ``agent.sample`` so that its block of environments gets the same noise as in one process."""
-
-    def __init__(self, rng: np.random.Generator, total: int, rows: slice) -> None:
-        self.rng, self.total, self.rows = rng, total, rows
-
-    def random(self, shape: tuple[int, ...]) -> np.ndarray:
-        return self.rng.random((self.total, *shape[1:]))[self.rows]
-
-    def standard_normal(self, shape: tuple[int, ...]) -> np.ndarray:
-        return self.rng.standard_normal((self.total, *shape[1:]))[self.rows]
 
 
 class Weights:
@@ -113,22 +102,30 @@ class RolloutWorker:
         self.agent = spec.agent_class(self.learner, spec.env_id, spec.obs_dim, spec.action, spec.config)
 
     def rollout(self, broadcast: tuple[list[np.ndarray], np.random.Generator], num_steps: int) -> Rollout:
-        """Step the block ``num_steps`` times with the broadcast weights, drawing noise from the broadcast
-        generator as the single-process loop would."""
+        """Step the block ``num_steps`` times with the broadcast weights and generator, sampling the whole
+        batch as the single-process loop would and acting with this block's rows."""
         weights, rng = broadcast
         self.learner.weights = weights
         self.agent.refresh()
         spec, agent, runner = self.spec, self.agent, self.runner
-        noise = RowsOf(rng, spec.total, slice(spec.first, spec.first + spec.count))
+        rows = slice(spec.first, spec.first + spec.count)
+        batch_obs = np.zeros((spec.total, spec.obs_dim), dtype=np.float32)  # the whole run's batch, other rows 0
         steps, episodes = [], []
         for _ in range(num_steps):
-            actions = agent.sample(agent.obs_normalizer(runner.obs), noise)
+            batch_obs[rows] = agent.obs_normalizer(runner.obs)
+            actions = agent.sample(batch_obs, rng)[rows]
             batch = runner.step(agent.to_env(actions))
             steps.append((batch.obs, actions, batch.rewards, batch.terminated, batch.truncated, batch.valid))
             episodes.append(runner.pop_episodes())
         obs, actions, rewards, terminated, truncated, valid = (np.stack(column) for column in zip(*steps, strict=True))
         obs = np.concatenate([obs, runner.obs[None]])
         return Rollout(obs, actions, rewards, terminated, truncated, valid, episodes, rng, self.state())
+
+    def node(self) -> str:
+        """The id of the Ray node this worker runs on: where the cluster put the block."""
+        import ray
+
+        return ray.get_runtime_context().get_node_id()
 
     def state(self) -> dict:
         """The block's environments and episode counters, enough to rebuild this worker exactly elsewhere."""
