@@ -136,7 +136,8 @@ def train(
     exactly as if it had not stopped; its hyperparameters are the checkpoint's.
     ``workers`` (PPO and A2C) collects each rollout on that many Ray actors, the ``num_envs`` environments
     split between them, with the same data as in one process (see :mod:`rlkit.distributed.rollouts`);
-    ``ray_address`` joins an existing Ray cluster instead of starting one here (needs ``rlkit[ray]``).
+    ``ray_address`` joins an existing Ray cluster instead of starting one here (needs ``rlkit[ray]``); the
+    workers stay up so that ``result.agent.learn`` can go on, and ``result.agent.close()`` ends them.
     Returns a :class:`~rlkit.result.TrainResult` with ``.agent`` (the last one) and ``.history``.
     """
     entry = algorithm(algo)
