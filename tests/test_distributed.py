@@ -1,5 +1,6 @@
 """PPO and A2C on Ray rollout workers: the same data as one process, bit for bit; a dead worker is replaced
-and its block collected again; the run learns; without Ray, workers= says what to install.
+and its block collected again; a checkpoint resumes in one process; the run learns; without Ray, workers=
+says what to install.
 
 One Ray session for the module (two CPUs, a small object store), shut down at its end.
 """
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 import rlkit
-from rlkit.callbacks import Callback
+from rlkit.callbacks import Callback, SaveCheckpoints
 from rlkit.errors import RlkitError
 
 ray = pytest.importorskip("ray")
@@ -82,6 +83,16 @@ def test_a_dead_worker_is_replaced_and_its_block_collected_again():
     spread.agent.close()
 
 
+def test_a_checkpoint_of_a_run_on_workers_resumes_in_one_process(tmp_path):
+    pytest.importorskip("torch")
+    settings = {"env": "CartPole-v1", "framework": "torch", "seed": 4, "num_envs": 4, **SHORT}
+    one = rlkit.train("ppo", **settings)
+    save = SaveCheckpoints(tmp_path, every=768, resumable=True)
+    rlkit.train("ppo", workers=2, callbacks=[save], **settings).agent.close()
+    resumed = rlkit.train("ppo", resume=tmp_path / "step_768.pt", progress=False)
+    same_run(one, resumed)
+
+
 @pytest.mark.slow
 def test_ppo_on_workers_solves_cartpole():
     pytest.importorskip("torch")
@@ -91,17 +102,13 @@ def test_ppo_on_workers_solves_cartpole():
     assert returns.mean() >= 475, f"mean return {returns.mean():.1f} over 20 episodes ({result})"
 
 
-def test_runs_that_cannot_be_split_are_refused(tmp_path):
+def test_runs_that_cannot_be_split_are_refused():
     with pytest.raises(RlkitError, match="learns from replay"):
         rlkit.train("dqn", workers=2, total_steps=100, progress=False)
     with pytest.raises(RlkitError, match="normalize_obs=False"):
         rlkit.train("ppo", workers=2, normalize_obs=True, total_steps=100, progress=False)
     with pytest.raises(RlkitError, match=r"workers must be an int in \[1, num_envs=4\]"):
         rlkit.train("ppo", workers=5, num_envs=4, total_steps=100, progress=False)
-    with pytest.raises(RlkitError, match="not resumable"):
-        rlkit.train("ppo", workers=2, num_envs=2, **{**SHORT, "total_steps": 128}).agent.save(
-            tmp_path / "x.pt", resumable=True
-        )
 
 
 def test_without_ray_workers_say_what_to_install(monkeypatch):

@@ -19,6 +19,9 @@ learner it always had. The data are equal bit for bit, not merely alike:
   as well, but the workers act on normalised observations at every step, so a run with ``normalize_obs``
   cannot be split this way and is refused.
 
+A checkpoint saved resumable during a run on workers holds the state of the single-process run (the
+blocks joined): ``rlkit.train(resume=...)`` continues it in one process, exactly.
+
 A worker that dies (a lost node, ``ray.kill``) is replaced by a new one restored from the state of its
 environments at the start of the iteration, and its block is collected again: the run goes on as if nothing
 had happened, and the history counts the replacements (``worker_restarts``).
@@ -203,7 +206,8 @@ class RayRolloutLoop(RolloutLoop):
             )
         ray = connect(ray_address, purpose="workers=")
         super().__init__(agent, envs, seed, rng, plan)
-        envs.close()  # the workers hold the environments; these were only needed for the spaces
+        envs.close()  # the workers hold the environments; these were needed for the spaces
+        self.local_envs = envs
         specs = [
             WorkerSpec(type(agent), agent.training_env, agent.env_id, agent.obs_dim, agent.action, config, seed,
                        first, count, config.num_envs)
@@ -239,8 +243,40 @@ class RayRolloutLoop(RolloutLoop):
             self.logger.log(self.step, worker_restarts=self.pool.restarts)
         return stop
 
-    def state(self, replay_buffer: bool = True) -> dict:
-        raise RlkitError(
-            "a run on Ray workers is not resumable: its environments live on the workers. Save the agent "
-            "(agent.save(path)) or train in one process to save a resumable checkpoint"
-        )
+    def common_state(self) -> dict:
+        """The state of the single-process run with these environments: the workers' blocks joined in order,
+        so that ``rlkit.train(resume=...)`` continues a run saved on workers in one process, exactly."""
+        pool, self.envs = self.envs, self.local_envs  # the learner's side, with the (closed) local vector env
+        try:
+            state = super().common_state()
+        finally:
+            self.envs = pool
+        blocks = self.pool.ray.get([actor.state.remote() for actor in self.pool.actors])
+        num_envs = self.agent.config.num_envs
+        state["runner"] = joined([block["runner"] for block in blocks], num_envs)  # block 0's seed is the run's
+        state["envs"] = {
+            "vector": joined([block["envs"]["vector"] for block in blocks], num_envs),
+            "spaces": state["envs"]["spaces"],
+            "envs": [chain for block in blocks for chain in block["envs"]["envs"]],
+        }
+        return state
+
+
+def joined(states: list[dict], num_envs: int) -> dict:
+    """The :func:`~rlkit.state.object_state` of a vector env (or its runner) over all environments, from those
+    of its blocks: arrays and lists, which hold one entry per environment, concatenated in block order;
+    ``num_envs`` the total; anything else as the first block has it."""
+    whole = {}
+    for name, entry in states[0].items():
+        value = entry.get("value")
+        if name == "num_envs":
+            value = num_envs
+        elif isinstance(value, np.ndarray) and value.ndim > 0:
+            value = np.concatenate([state[name]["value"] for state in states])
+        elif isinstance(value, list):
+            value = [item for state in states for item in state[name]["value"]]
+        else:
+            whole[name] = entry
+            continue
+        whole[name] = {**entry, "value": value}
+    return whole
