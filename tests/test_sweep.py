@@ -65,7 +65,8 @@ def test_training_joins_the_cluster_and_spreads_its_workers(cluster, tmp_path, c
     for a, b in zip(one.agent.get_weights(), spread.agent.get_weights(), strict=True):
         assert np.array_equal(a, b)
     argv = ["train", "ppo", "--ray-address", cluster.address, "--steps", "128", "--quiet", "--set", "num_envs=2"]
-    assert main([*argv, "num_steps=64", "--workers", "2"]) == 0
+    assert main([*argv, "num_steps=64", "--workers", "2", "--logdir", str(tmp_path)]) == 0
     assert "ppo torch on CartPole-v1, seed 0: 128 steps" in capsys.readouterr().out
+    assert (tmp_path / "agent.pt.state.npz").is_file()  # the run on workers saved resumable, as a logdir does
     assert main([*argv, "--workers", "3"]) == 2  # the flag reaches the loop, which checks it
     assert "workers must be an int in [1, num_envs=2], got 3" in capsys.readouterr().err

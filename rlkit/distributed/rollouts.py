@@ -176,6 +176,11 @@ class WorkerPool:
         self.states = [result.state for result in results]
         return results
 
+    def current_states(self) -> list[dict]:
+        """The state of every block now: as its last rollout left it, or asked of a worker that has none yet."""
+        pairs = zip(self.actors, self.states, strict=True)
+        return [self.ray.get(actor.state.remote()) if state is None else state for actor, state in pairs]
+
     def close(self) -> None:
         """End the actors (their processes go back to the cluster)."""
         for actor in self.actors:
@@ -251,7 +256,7 @@ class RayRolloutLoop(RolloutLoop):
             state = super().common_state()
         finally:
             self.envs = pool
-        blocks = self.pool.ray.get([actor.state.remote() for actor in self.pool.actors])
+        blocks = self.pool.current_states()
         num_envs = self.agent.config.num_envs
         state["runner"] = joined([block["runner"] for block in blocks], num_envs)  # block 0's seed is the run's
         state["envs"] = {
