@@ -146,8 +146,9 @@ class WorkerPool:
         self.restarts = 0
 
     def start(self, index: int, weights: list[np.ndarray]):
-        """A new actor for block ``index``, from that block's last state (spread over the cluster's nodes)."""
-        options = self.remote_class.options(scheduling_strategy="SPREAD")
+        """A new actor for block ``index``, from that block's last state. It holds one CPU (it keeps one busy
+        while it steps), and the actors are spread over the cluster's nodes."""
+        options = self.remote_class.options(num_cpus=1, scheduling_strategy="SPREAD")
         return options.remote(self.specs[index], weights, self.states[index])
 
     def rollouts(self, weights: list[np.ndarray], rng: np.random.Generator, num_steps: int) -> list[Rollout]:
@@ -210,6 +211,10 @@ class RayRolloutLoop(RolloutLoop):
                 "and the workers act on normalised observations: a run on workers needs normalize_obs=False"
             )
         ray = connect(ray_address, purpose="workers=")
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if workers > cpus:
+            raise RlkitError(f"workers={workers} hold one CPU each, and the Ray cluster has {cpus:g}: add nodes or "
+                             "use fewer workers (more environments per worker)")  # fmt: skip
         super().__init__(agent, envs, seed, rng, plan)
         envs.close()  # the workers hold the environments; these were needed for the spaces
         self.local_envs = envs
