@@ -115,6 +115,8 @@ def train(
     wrappers: Sequence = (),
     resume: str | Path | None = None,
     device: str = "cpu",
+    workers: int | None = None,
+    ray_address: str | None = None,
     **config,
 ) -> TrainResult:
     """Train ``algo`` on the environment ``env`` with ``framework`` ("torch" or "tf").
@@ -136,9 +138,15 @@ def train(
     ``device`` is where a torch learner trains: "cpu" (default), "cuda", "cuda:N", "mps" or "auto" (the first
     of CUDA, MPS, CPU that torch sees); acting stays in numpy on the CPU. TensorFlow chooses its device itself
     (a GPU when its GPU build sees one), so a TF run takes only "cpu" or "auto".
+    ``workers`` (PPO and A2C) collects each rollout on that many Ray actors, the ``num_envs`` environments
+    split between them, with the same data as in one process (see :mod:`rlkit.distributed.rollouts`);
+    ``ray_address`` joins an existing Ray cluster instead of starting one here (needs ``rlkit-course[ray]``); the
+    workers stay up so that ``result.agent.learn`` can go on, and ``result.agent.close()`` ends them.
     Returns a :class:`~rlkit.result.TrainResult` with ``.agent`` (the last one) and ``.history``.
     """
     entry = algorithm(algo)
+    if resume is not None and (workers is not None or ray_address is not None):
+        raise RlkitError("a resumed run continues in one process: workers= and ray_address= apply to a new run")
     if resume is not None:
         if config:
             raise RlkitError(f"a resumed run keeps its checkpoint's hyperparameters; got {', '.join(config)}")
@@ -168,6 +176,9 @@ def train(
     if save is not None:
         _check_save_path(save, framework)
     options = {"callbacks": callbacks, "device": device}
+    options = {"callbacks": callbacks}
+    if workers is not None or ray_address is not None:
+        options.update(_distributed(algo, entry, workers, ray_address))
     if buffer_class is not None:
         if not callable(buffer_class):
             raise RlkitError(
@@ -244,6 +255,20 @@ def _check_device(device: str, framework: str) -> None:
             f"device={device!r} applies to torch: TensorFlow places its ops itself (on a GPU when its GPU build "
             "sees one), so a TF run takes device='cpu' or 'auto'"
         )
+def _distributed(algo: str, entry: Algorithm, workers, ray_address) -> dict:
+    """The loop options of a run on Ray workers, checked here so that a wrong one fails before any work."""
+    from rlkit.algos.actor_critic.agent import ActorCriticAgent
+    from rlkit.distributed import require_ray
+
+    if not issubclass(entry.agent_class, ActorCriticAgent):
+        raise RlkitError(f"workers= runs the on-policy loop (ppo, a2c) on Ray actors; {algo} learns from replay")
+    workers = 1 if workers is None else workers
+    if not is_count(workers):
+        raise RlkitError(f"workers must be a positive int, got {workers!r}")
+    if ray_address is not None and not isinstance(ray_address, str):
+        raise RlkitError(f"ray_address must be a string such as 'auto' or '10.0.0.5:6379', got {ray_address!r}")
+    require_ray("workers=")
+    return {"workers": workers, "ray_address": ray_address}
 
 
 def _replay() -> str:

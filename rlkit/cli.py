@@ -41,6 +41,18 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
         metavar="PATH",
         help="continue the run saved resumable at PATH (--steps: the total to reach, default the run's own)",
     )
+    train.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="ppo/a2c: collect rollouts on this many Ray actors (rlkit-course[ray])",
+    )
+    train.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDRESS",
+        help="join this Ray cluster (what `ray start --head` printed, or auto) instead of starting one here",
+    )
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.add_argument(
         "--config",
@@ -154,6 +166,8 @@ def run(args: argparse.Namespace) -> int:
             stop_when_solved=args.stop_when_solved,
             resume=args.resume,
             device=args.device,
+            workers=args.workers,
+            ray_address=args.ray_address,
             **settings,
         )
         print(result)

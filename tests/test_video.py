@@ -10,7 +10,9 @@ from rlkit.cli import main
 from rlkit.errors import RlkitError
 from rlkit.video import record_video
 
-imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg", reason="needs the video extra: pip install 'rlkit-course[video]'")
+imageio_ffmpeg = pytest.importorskip(
+    "imageio_ffmpeg", reason="needs the video extra: pip install 'rlkit-course[video]'"
+)
 
 
 @pytest.fixture

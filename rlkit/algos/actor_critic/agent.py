@@ -152,27 +152,15 @@ class RolloutLoop(training.Loop):
 
     def advance(self, hooks) -> bool:
         """One rollout and the update on it; True when a callback asks to stop."""
-        agent, config, runner, logger, buffer = self.agent, self.agent.config, self.runner, self.logger, self.buffer
-        learner, normalize, rng = agent.learner, agent.obs_normalizer, self.rng
+        agent, config, logger, buffer, rng = self.agent, self.agent.config, self.logger, self.buffer, self.rng
+        learner = agent.learner
         remaining = 1.0 - self.step / self.plan  # linear annealing over the plan
         learner.set_learning_rate(config.learning_rate * (remaining if config.anneal_lr else 1.0))
         clip_range = config.clip_range * (remaining if config.anneal_clip else 1.0)
 
         buffer.reset()
-        stop = False
-        for _ in range(config.num_steps):
-            obs = normalize(runner.obs, update=True)
-            actions = agent.sample(obs, rng)
-            batch = runner.step(agent.to_env(actions))
-            rewards = self.scale_rewards(batch.rewards, batch.terminated | batch.truncated)
-            buffer.add(obs, actions, rewards, batch.terminated, batch.truncated, batch.valid)
-            returns, lengths = runner.pop_episodes()
-            if len(returns):
-                logger.log_episodes(self.step + config.num_envs, returns, lengths)
-            self.step += config.num_envs
-            stop = hooks.on_step(self.step) or stop
+        stop = self.collect(hooks)
         step = self.step
-        buffer.finish(normalize(runner.obs))
         check_rollout({"rewards": buffer.rewards, "obs": buffer.obs}, step)  # before learning from it
 
         obs_dim = agent.obs_dim
@@ -200,6 +188,29 @@ class RolloutLoop(training.Loop):
         logger.log(step, **metrics, clip_range=clip_range, steps_per_second=self.steps_per_second())
         return hooks.on_burst(step, metrics) or stop
 
+    def collect(self, hooks) -> bool:
+        """Fill the buffer with one rollout, acting here; True when a callback asks to stop. The extension
+        point of loops that collect elsewhere (``rlkit.distributed``: the same steps on Ray actors)."""
+        agent, runner, normalize = self.agent, self.runner, self.agent.obs_normalizer
+        stop = False
+        for _ in range(self.agent.config.num_steps):
+            obs = normalize(runner.obs, update=True)
+            actions = agent.sample(obs, self.rng)
+            batch = runner.step(agent.to_env(actions))
+            stop = self.record(obs, actions, batch, *runner.pop_episodes(), hooks) or stop
+        self.buffer.finish(normalize(runner.obs))
+        return stop
+
+    def record(self, obs, actions, batch, returns: np.ndarray, lengths: np.ndarray, hooks) -> bool:
+        """Store one vector step (rewards scaled), log the episodes it ended, count it and tell the callbacks."""
+        num_envs = self.agent.config.num_envs
+        rewards = self.scale_rewards(batch.rewards, batch.terminated | batch.truncated)
+        self.buffer.add(obs, actions, rewards, batch.terminated, batch.truncated, batch.valid)
+        if len(returns):
+            self.logger.log_episodes(self.step + num_envs, returns, lengths)
+        self.step += num_envs
+        return hooks.on_step(self.step)
+
     def state(self, replay_buffer: bool = True) -> dict:
         """Everything to continue this run exactly (an on-policy run keeps no replay buffer)."""
         return {**self.common_state(), "scale_rewards": object_state(self.scale_rewards, nested=("stats",))}
@@ -209,4 +220,14 @@ class RolloutLoop(training.Loop):
         restore_object(self.scale_rewards, state["scale_rewards"])
 
 
-ActorCriticAgent.loop_class = RolloutLoop
+def rollout_loop(agent, envs, seed: int, rng, plan: int, workers: int | None = None, ray_address: str | None = None):
+    """The family's loop: :class:`RolloutLoop`, or with ``workers`` its Ray twin, which collects the same
+    rollouts on that many actors (:class:`rlkit.distributed.rollouts.RayRolloutLoop`, imported only then)."""
+    if workers is None:
+        return RolloutLoop(agent, envs, seed, rng, plan)
+    from rlkit.distributed.rollouts import RayRolloutLoop
+
+    return RayRolloutLoop(agent, envs, seed, rng, plan, workers=workers, ray_address=ray_address)
+
+
+ActorCriticAgent.loop_class = staticmethod(rollout_loop)
