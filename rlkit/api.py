@@ -255,6 +255,8 @@ def _check_device(device: str, framework: str) -> None:
             f"device={device!r} applies to torch: TensorFlow places its ops itself (on a GPU when its GPU build "
             "sees one), so a TF run takes device='cpu' or 'auto'"
         )
+
+
 def _distributed(algo: str, entry: Algorithm, workers, ray_address) -> dict:
     """The loop options of a run on Ray workers, checked here so that a wrong one fails before any work."""
     from rlkit.algos.actor_critic.agent import ActorCriticAgent
