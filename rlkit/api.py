@@ -176,7 +176,6 @@ def train(
     if save is not None:
         _check_save_path(save, framework)
     options = {"callbacks": callbacks, "device": device}
-    options = {"callbacks": callbacks}
     if workers is not None or ray_address is not None:
         options.update(_distributed(algo, entry, workers, ray_address))
     if buffer_class is not None:

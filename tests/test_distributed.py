@@ -115,6 +115,6 @@ def test_runs_that_cannot_be_split_are_refused():
 
 def test_without_ray_workers_say_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails, as when the extra is not installed
-    with pytest.raises(RlkitError, match=r"pip install 'rlkit\[ray\]'"):
+    with pytest.raises(RlkitError, match=r"pip install 'rlkit-course\[ray\]'"):
         rlkit.train("ppo", workers=2, total_steps=100, progress=False)
     assert rlkit.train("ppo", total_steps=256, num_steps=64, num_envs=4, progress=False).steps == 256

@@ -95,7 +95,7 @@ def test_cli_refuses_a_saved_model_of_a_torch_agent(tmp_path, capsys):
 def test_a_missing_extra_says_what_to_install(monkeypatch):
     real = export.importlib.util.find_spec
     monkeypatch.setattr(export.importlib.util, "find_spec", lambda name: None if name == "onnxscript" else real(name))
-    with pytest.raises(export.RlkitError, match=r"exporting needs onnxscript: pip install 'rlkit\[export\]'"):
+    with pytest.raises(export.RlkitError, match=r"exporting needs onnxscript: pip install 'rlkit-course\[export\]'"):
         export.require("onnx", "onnxscript")
 
 

@@ -41,9 +41,39 @@ def test_first_cell_installs_rlkit_only_on_colab(path):
     notebook a reader runs and the library it installs are the same version."""
     first = "".join(load(path)["cells"][0]["source"])
     repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    extras = ",".join(["colab", *sorted(extras_the_chapter_needs(path))])
     assert 'if "google.colab" in sys.modules' in first
-    assert f'%pip install -q "rlkit-course[colab] @ git+{repository["url"]}@{repository["branch"]}"' in first
-    assert "colab" in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert f'%pip install -q "rlkit-course[{extras}] @ git+{repository["url"]}@{repository["branch"]}"' in first
+    defined = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert set(extras.split(",")) <= set(defined)
+
+
+# What Colab lacks, by the module a chapter imports, and the extra that installs it.
+EXTRA_OF_MODULE = {
+    "onnx": "export",
+    "onnxruntime": "export",
+    "rlkit.export": "export",
+    "imageio_ffmpeg": "video",
+    "moviepy": "video",
+    "rlkit.video": "video",
+    "ray": "ray",
+    "rlkit.distributed": "ray",
+}
+
+
+def extras_the_chapter_needs(path) -> set[str]:
+    """The optional extras (beyond ``colab``) whose packages the chapter's code imports."""
+    code = "\n".join("".join(c["source"]) for c in load(path)["cells"] if c["cell_type"] == "code")
+    imported = set(re.findall(r"^\s*(?:from|import)\s+([\w.]+)", code, re.MULTILINE))
+    imported |= {
+        f"{package}.{name}" for package, name in re.findall(r"^\s*from\s+([\w.]+)\s+import\s+(\w+)", code, re.M)
+    }
+    return {
+        extra
+        for module in imported
+        for prefix, extra in EXTRA_OF_MODULE.items()
+        if module == prefix or module.startswith(prefix + ".")
+    }
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
