@@ -62,8 +62,8 @@ def a2c_agent_class(reduction: str, optimizer: str) -> type:
             return super().step(closure)
 
     class Learner(a2c_torch.Learner):
-        def __init__(self, obs_dim, action_dim, discrete, config, seed=0):
-            super().__init__(obs_dim, action_dim, discrete, config, seed)
+        def __init__(self, obs_dim, action_dim, discrete, config, seed=0, device="cpu"):
+            super().__init__(obs_dim, action_dim, discrete, config, seed, device=device)
             # SGD without momentum, or the same Adam as rlkit's learner (lr, eps=1e-8)
             extra = {} if optimizer == "sgd" else {"eps": 1e-8}
             self.optimizer = RecordingOptimizer(self.parameters(), lr=config.learning_rate, **extra)
