@@ -342,6 +342,10 @@ def _machine() -> str:
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} logical CPUs ({cpu})"
 
 
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", nargs="+", default=[f"{a}:{e}" for a, e in PAIRS], metavar="ALGO:ENV")
@@ -370,15 +374,15 @@ def main() -> None:
     if not args.summarize:
         commands.append(
             {"command": "python benchmarks/compare_sb3.py " + " ".join(sys.argv[1:]),
-             "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+             "started": _now(),
              "load_average_at_start": os.getloadavg()}
         )  # fmt: skip
 
     def write() -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
+        measured = f"{commands[0]['started'] if commands else 'unknown'} to " + _now()
         document = {
-            "measured": f"{commands[0]['started'] if commands else 'unknown'} to "
-            + datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "measured": previous["measured"] if args.summarize else measured, "grid": PAIRS,
             "machine": _machine(), "versions": _versions(), "commands": commands, "zoo_source": ZOO_SOURCE,
             "thresholds": THRESHOLDS, "eval_every": schedule, "eval_episodes": EVAL_EPISODES,
             "max_steps": args.max_steps, "summary": summarize(runs) if runs else [], "runs": runs,
