@@ -328,8 +328,8 @@ def summarize(runs: list[dict]) -> list[dict]:
 def _versions() -> dict[str, str]:
     from importlib.metadata import version
 
-    names = ["rlkit", "torch", "tensorflow-cpu", "keras", "stable-baselines3", "gymnasium", "numpy"]
-    return {"python": platform.python_version(), **{name: version(name) for name in names}}
+    names = ["torch", "tensorflow-cpu", "keras", "stable-baselines3", "gymnasium", "numpy"]
+    return {"python": platform.python_version(), "rlkit": rlkit.__version__, **{name: version(name) for name in names}}
 
 
 def _machine() -> str:
