@@ -1,0 +1,81 @@
+"""benchmarks/compare_sb3.py: a smoke run of both libraries (tiny budget, one seed, one task) and its summaries."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks import compare_sb3
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_STEPS, EVAL_EVERY = 2_500, 1_000  # not a multiple: the run's end needs an evaluation of its own
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("bench") / "compare.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "compare_sb3.py"), "--pairs", "ppo:CartPole-v1"]
+    command += ["--seeds", "1", "--max-steps", str(MAX_STEPS), "--eval-every", str(EVAL_EVERY), "--out", str(out)]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0"}
+    subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    return json.loads(out.read_text())
+
+
+def test_one_seed_runs_rlkit_in_both_frameworks_and_sb3_with_the_record_the_chapter_reads(results):
+    runs = sorted((r["library"], r["framework"]) for r in results["runs"])
+    assert runs == [("rlkit", "tf"), ("rlkit", "torch"), ("sb3", "torch")]
+    assert {"measured", "machine", "versions", "commands", "zoo_source"} <= set(results)
+    assert results["versions"]["stable-baselines3"]
+    assert results["commands"][0]["command"].startswith("python benchmarks/compare_sb3.py")
+
+
+def test_every_run_goes_to_its_budget_on_the_shared_evaluation_schedule(results):
+    for run in results["runs"]:
+        steps = [p[0] for p in run["curve"]]
+        assert run["steps"] >= MAX_STEPS, run  # not stopped at solving: the last evaluation is the final return
+        assert steps[-1] == run["steps"] and run["final_return"] == run["curve"][-1][3]
+        # one evaluation at the first update at or after each multiple of EVAL_EVERY, and one after the last step
+        due = [next(s for s in steps if s >= k * EVAL_EVERY) for k in range(1, MAX_STEPS // EVAL_EVERY + 1)]
+        assert sorted(set(due + [steps[-1]])) == steps, run
+        wall, cpu = np.array([p[1] for p in run["curve"]]), np.array([p[2] for p in run["curve"]])
+        assert np.all(np.diff(wall) > 0) and np.all(np.diff(cpu) > 0) and cpu[0] > 0
+        assert run["wall_s"] == wall[-1] and run["cpu_s"] == cpu[-1]
+
+
+def test_summary_has_one_row_per_library_and_framework_with_sb3_over_rlkit_ratios(results):
+    rows = {(r["library"], r["framework"]): r for r in results["summary"]}
+    assert set(rows) == {("rlkit", "tf"), ("rlkit", "torch"), ("sb3", "torch")}
+    sb3 = rows["sb3", "torch"]
+    for row in rows.values():
+        assert row["seeds"] == 1
+        assert row["sb3_over_this_cpu_s_total"] == pytest.approx(sb3["median_cpu_s_total"] / row["median_cpu_s_total"])
+
+
+def test_a_run_is_solved_at_its_first_evaluation_at_or_above_the_threshold():
+    curve = compare_sb3.Curve("CartPole-v1", 0, 100)
+    curve.points = [[100, 1.0, 0.9, 300.0], [200, 2.0, 1.8, 475.0], [300, 3.0, 2.7, 500.0], [400, 4.0, 3.6, 200.0]]
+    record = compare_sb3._record("ppo", "CartPole-v1", "rlkit", "torch", 0, curve, 400, 0.0)
+    assert (record["solved_at_step"], record["solved_wall_s"], record["solved_cpu_s"]) == (200, 2.0, 1.8)
+    assert record["final_return"] == 200.0
+    curve.points = curve.points[:1]
+    assert compare_sb3._record("ppo", "CartPole-v1", "rlkit", "torch", 0, curve, 100, 0.0)["solved_at_step"] is None
+
+
+def test_iqm_drops_a_quarter_at_each_end_and_its_interval_brackets_it():
+    assert compare_sb3.iqm(np.array([100.0, 1.0, 3.0, 2.0, 4.0])) == 3.0  # mean of 2, 3, 4
+    assert compare_sb3.iqm(np.arange(8.0)) == 3.5  # mean of 2..5
+    values = np.r_[np.arange(19.0), 1_000.0]  # one outlier among 20 seeds moves the mean's interval, not the IQM's
+    point, low, high = compare_sb3.iqm_ci(values)
+    assert point == compare_sb3.iqm(values) == 9.5
+    assert 0.0 < low < point < high < 18.0
+
+
+def test_median_time_to_solve_counts_unsolved_runs_as_slowest():
+    assert compare_sb3._median_with_unsolved([3.0, None, 1.0]) == 3.0
+    assert compare_sb3._median_with_unsolved([3.0, None, None]) is None
