@@ -6,7 +6,7 @@ numpy arrays and ending when the device is done, and writes the medians to a JSO
 reads (``benchmarks/gpu_crossover.json``). Run it on a machine with a GPU:
 
     python benchmarks/gpu_crossover.py                  # needs CUDA; writes benchmarks/gpu_crossover.json
-    python benchmarks/gpu_crossover.py --cpu-only --output /tmp/cpu.json   # the CPU half alone
+    python benchmarks/gpu_crossover.py --cpu-only --output cpu.json   # the CPU half alone
 """
 
 from __future__ import annotations
