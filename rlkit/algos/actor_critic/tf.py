@@ -164,7 +164,8 @@ class ActorCriticLearner:
     ):
         """Mean of each metric over the minibatch steps taken (``epochs`` in the last
         slot)."""
-        totals, epochs = tf.zeros(len(METRICS) - 1), tf.zeros(())
+        totals = tf.zeros(len(METRICS) - 1)
+        epochs = tf.zeros(())
         # differs: autograph turns both loops into graph while_loops
         for epoch in minibatches:
             epoch_totals = tf.zeros(len(METRICS) - 1)

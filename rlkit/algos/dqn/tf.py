@@ -337,7 +337,8 @@ class DQNLearner:
     ):
         """Run :meth:`train_step` on each batch along the leading axis; mean loss and
         Q, and priorities."""
-        total_loss, total_q = tf.zeros(()), tf.zeros(())
+        total_loss = tf.zeros(())
+        total_q = tf.zeros(())
         priorities = tf.TensorArray(tf.float32, size=tf.shape(obs)[0])
         # differs: autograph turns this loop into a graph while_loop
         for i in tf.range(tf.shape(obs)[0]):

@@ -288,7 +288,8 @@ class DQNLearner:
     ):
         """Run :meth:`train_step` on each batch along the leading axis; mean loss and
         Q, and priorities."""
-        total_loss = total_q = torch.zeros((), device=self.device)
+        total_loss = torch.zeros((), device=self.device)
+        total_q = torch.zeros((), device=self.device)
         priorities = []
         # differs: TF runs this loop inside its graph (tf.range)
         for i in range(obs.shape[0]):

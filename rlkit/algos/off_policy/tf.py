@@ -283,10 +283,12 @@ class OffPolicyLearner:
         batch = (obs, actions, rewards, next_obs, terminated, discounts, weights)
         critic_loss, q_mean, td_errors = self.critic_step(*batch, noise, alpha)
         self.step_counter.assign_add(1)
-        actor_loss, actor_steps = tf.zeros(()), tf.zeros(())
+        actor_loss = tf.zeros(())
+        actor_steps = tf.zeros(())
         # a tensor condition for TD3: autograph's tf.cond; a Python True otherwise
         if self.policy_due():
-            actor_loss, actor_steps = self.actor_step(obs, noise, alpha), tf.ones(())
+            actor_loss = self.actor_step(obs, noise, alpha)
+            actor_steps = tf.ones(())
             self.update_targets()
         return critic_loss, q_mean, actor_loss, actor_steps, alpha, td_errors
 

@@ -219,12 +219,11 @@ class OffPolicyLearner:
         batch = (obs, actions, rewards, next_obs, terminated, discounts, weights)
         critic_loss, q_mean, td_errors = self.critic_step(*batch, noise, alpha)
         self.gradient_steps += 1
-        actor_loss = actor_steps = torch.zeros((), device=self.device)
+        actor_loss = torch.zeros((), device=self.device)
+        actor_steps = torch.zeros((), device=self.device)
         if self.policy_due():
-            actor_loss, actor_steps = (
-                self.actor_step(obs, noise, alpha),
-                torch.ones((), device=self.device),
-            )
+            actor_loss = self.actor_step(obs, noise, alpha)
+            actor_steps = torch.ones((), device=self.device)
             self.update_targets()
         return critic_loss, q_mean, actor_loss, actor_steps, alpha, td_errors
 
