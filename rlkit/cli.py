@@ -97,8 +97,12 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
 
 
 #: Options of ``rlkit train`` that take a value (skipped when looking for the algorithm's name).
-TRAIN_OPTIONS_WITH_VALUES = {"--env", "--framework", "--seed", "--steps", "--logdir", "--save", "--config"}
-TRAIN_OPTIONS_WITH_VALUES |= {"--resume", "--device"}
+def train_options_with_values() -> set[str]:
+    """The ``train`` options that take one value, read off the parser itself (a hand-kept list had lost
+    ``--workers`` and ``--ray-address``, whose values were then taken for the algorithm's name)."""
+    subparsers = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    train = subparsers.choices["train"]
+    return {name for action in train._actions if action.nargs is None for name in action.option_strings}
 
 
 def train_target(argv: list[str]) -> tuple[str | None, str | None]:
@@ -106,10 +110,11 @@ def train_target(argv: list[str]) -> tuple[str | None, str | None]:
     hyperparameter flags (and their defaults in ``--help``) depend on them."""
     if not argv or argv[0] != "train":
         return None, None
+    with_values = train_options_with_values()
     algo, env_id, index = None, None, 1
     while index < len(argv):
         arg = argv[index]
-        if arg in TRAIN_OPTIONS_WITH_VALUES:
+        if arg in with_values:
             if arg == "--env" and index + 1 < len(argv):
                 env_id = argv[index + 1]
             index += 2

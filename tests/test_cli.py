@@ -146,6 +146,9 @@ def test_options_before_the_algorithm_a_tf_config_and_flags_named_twice(tmp_path
         "dqn",
         "Acrobot-v1",
     )
+    # every option that takes a value, before the algorithm (--workers and --ray-address were once read as it)
+    before = ["--workers", "2", "--ray-address", "auto", "--device", "cpu", "--resume", "a.pt", "--seed", "1"]
+    assert train_target(["train", *before, "ppo", "--env", "Pendulum-v1"]) == ("ppo", "Pendulum-v1")
     with pytest.raises(SystemExit):
         main(["train", "--env", "Acrobot-v1", "dqn", "--help"])
     assert "--gamma FLOAT" in capsys.readouterr().out
