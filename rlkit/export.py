@@ -32,8 +32,6 @@ import numpy as np
 from rlkit.errors import RlkitError
 
 FORMATS = ("onnx", "savedmodel")
-#: What an ONNX export of each framework's agents needs besides the framework itself.
-NEEDS = {"torch": ("onnx", "onnxscript", "onnxruntime"), "tf": ("tf2onnx", "onnx", "onnxruntime")}
 
 
 @dataclass(frozen=True)
@@ -248,7 +246,6 @@ def export(agent, path: str | Path, format: str = "onnx", example: np.ndarray | 
     path.parent.mkdir(parents=True, exist_ok=True)
     if format == "savedmodel":
         return export_saved_model(agent, path)
-    require(*NEEDS[agent.framework])
     if agent.framework == "torch":
         return export_torch_onnx(agent, path, example)
     if example is not None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from rlkit.envs import make_env
-from rlkit.errors import RlkitError
+from rlkit.errors import RlkitError, is_count
 
 
 def record_video(agent, path: str | Path, env: str | None = None, episodes: int = 1, seed: int = 10_000) -> list[float]:
@@ -30,7 +30,7 @@ def record_video(agent, path: str | Path, env: str | None = None, episodes: int 
         raise RlkitError(f"videos are written as .mp4, got '{path}'")
     if importlib.util.find_spec("moviepy") is None:
         raise RlkitError("recording a video needs moviepy: pip install 'rlkit-course[video]'")
-    if not isinstance(episodes, int) or isinstance(episodes, bool) or episodes < 1:
+    if not is_count(episodes):
         raise RlkitError(f"episodes must be a positive int, got {episodes!r}")
     from gymnasium.wrappers import RecordVideo
 
