@@ -44,9 +44,19 @@ def test_a_resumed_run_refuses_a_device_it_would_ignore(tmp_path):
         rlkit.train("dqn", resume=tmp_path / "agent.pt", device="auto")
 
 
-@pytest.mark.parametrize("algo", ["dqn", "ppo"])
-def test_the_device_reaches_the_learner(algo):
+@pytest.mark.parametrize(
+    ("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.actor_critic.torch")]
+)
+def test_the_device_reaches_the_learner(algo, twin, monkeypatch):
+    """The learner resolves the name it was given ("auto", not the default "cpu": on a machine without a GPU
+    both end on the CPU, so the name asked for is what shows the option arrived)."""
+    import importlib
+
+    asked = []
+    module = importlib.import_module(twin)
+    monkeypatch.setattr(module, "resolve_device", lambda name: asked.append(name) or resolve_device(name))
     result = rlkit.train(algo, total_steps=600, device="auto", progress=False, eval_every=600)
+    assert asked == ["auto"]
     learner = result.agent.learner
     assert learner.device.type == resolve_device("auto").split(":")[0]
     network = learner.q if hasattr(learner, "q") else learner.actor
