@@ -235,20 +235,20 @@ class RayRolloutLoop(RolloutLoop):
             raise RlkitError("the workers' generators ended in different states: their noise was not the same")
         restore_generator(self.rng, generator_state(parts[0].rng))
 
-        def joined(name: str, t: int) -> np.ndarray:
-            return np.concatenate([getattr(part, name)[t] for part in parts])
-
+        # the blocks side by side once, (T, num_envs, ...) each, rather than once per step and field
+        fields = ("obs", "actions", "rewards", "terminated", "truncated", "valid")
+        rollout = {name: np.concatenate([getattr(part, name) for part in parts], axis=1) for name in fields}
         normalize, stop = self.agent.obs_normalizer, False
         for t in range(self.agent.config.num_steps):
-            obs = normalize(joined("obs", t), update=True)
+            obs = normalize(rollout["obs"][t], update=True)
             batch = Transitions(
-                obs, joined("actions", t), joined("rewards", t), joined("obs", t + 1), joined("terminated", t),
-                joined("truncated", t), joined("valid", t),
+                obs, rollout["actions"][t], rollout["rewards"][t], rollout["obs"][t + 1],
+                rollout["terminated"][t], rollout["truncated"][t], rollout["valid"][t],
             )  # fmt: skip
             returns = np.concatenate([part.episodes[t][0] for part in parts])
             lengths = np.concatenate([part.episodes[t][1] for part in parts])
             stop = self.record(obs, batch.actions, batch, returns, lengths, hooks) or stop
-        self.buffer.finish(normalize(joined("obs", self.agent.config.num_steps)))
+        self.buffer.finish(normalize(rollout["obs"][self.agent.config.num_steps]))
         if self.pool.restarts > restarts:
             self.logger.log(self.step, worker_restarts=self.pool.restarts)
         return stop
