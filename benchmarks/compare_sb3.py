@@ -45,9 +45,9 @@ import numpy as np
 
 import rlkit
 from rlkit.callbacks import Callback
+from rlkit.envs import solve_threshold
 
 RESULTS = Path(__file__).parent / "results" / "compare_sb3.json"
-THRESHOLDS = {"CartPole-v1": 475.0, "Acrobot-v1": -100.0, "Pendulum-v1": -200.0}
 EVAL_EPISODES = 10
 
 #: The measurement order: the pairs the issue quotes first, then continuous control, then the rest.
@@ -246,7 +246,7 @@ def run_seed(task: tuple[str, str, int, int, int | None]) -> list[dict]:
 
 
 def _record(algo, env_id, library, framework, seed, curve: Curve, steps: int, load_before: float) -> dict:
-    threshold = THRESHOLDS[env_id]
+    threshold = solve_threshold(env_id)
     solved = next((p for p in curve.points if p[3] >= threshold), None)
     return {
         "algo": algo, "env": env_id, "library": library, "framework": framework, "seed": seed, "steps": steps,
@@ -384,7 +384,8 @@ def main() -> None:
         document = {
             "measured": previous["measured"] if args.summarize else measured, "grid": PAIRS,
             "machine": _machine(), "versions": _versions(), "commands": commands, "zoo_source": ZOO_SOURCE,
-            "thresholds": THRESHOLDS, "eval_every": schedule, "eval_episodes": EVAL_EPISODES,
+            "thresholds": {env: solve_threshold(env) for _, env in PAIRS},
+            "eval_every": schedule, "eval_episodes": EVAL_EPISODES,
             "max_steps": args.max_steps, "summary": summarize(runs) if runs else [], "runs": runs,
         }  # fmt: skip
         args.out.write_text(json.dumps(document, indent=1) + "\n")
