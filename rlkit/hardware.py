@@ -203,11 +203,10 @@ def time_update(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, r
     rng = np.random.default_rng(0)
     obs = rng.standard_normal((batch, obs_dim), dtype=np.float32)
     targets = rng.standard_normal((batch, 1), dtype=np.float32)
+    from rlkit.algos.off_policy.torch import build_mlp
+
     torch.manual_seed(0)
-    net = torch.nn.Sequential(
-        torch.nn.Linear(obs_dim, width), torch.nn.ReLU(), torch.nn.Linear(width, width), torch.nn.ReLU(),
-        torch.nn.Linear(width, 1),
-    ).to(device)  # fmt: skip
+    net = build_mlp(obs_dim, 1, (width, width)).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=1e-4)
 
     def step() -> None:
@@ -236,12 +235,11 @@ def time_forward(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, 
     import torch
 
     device = resolve_device(device)
-    layers = [torch.nn.Linear(a.shape[0], a.shape[1]) for a in weights[0::2]]
-    with torch.no_grad():
-        for layer, kernel, bias in zip(layers, weights[0::2], weights[1::2], strict=True):
-            layer.weight.copy_(torch.from_numpy(kernel.T.copy()))
-            layer.bias.copy_(torch.from_numpy(bias))
-    net = torch.nn.Sequential(layers[0], torch.nn.ReLU(), layers[1], torch.nn.ReLU(), layers[2]).to(device)
+    from rlkit.algos.off_policy.torch import build_mlp, load_mlp_weights
+
+    net = build_mlp(obs_dim, 1, (width, width))
+    load_mlp_weights(net, weights)  # the numpy path's weights, so both compute the same function
+    net = net.to(device)
 
     def act() -> None:
         with torch.inference_mode():
