@@ -145,24 +145,24 @@ def run(args: argparse.Namespace) -> int:
     import rlkit
 
     if args.command == "train":
-        from rlkit.api import config_class
+        from rlkit.api import DEFAULT_ENV, config_class
         from rlkit.hyperparams import field_types, load_yaml
 
         settings = load_yaml(args.config, args.env, args.algo) if args.config else {}
         # what the command line names wins over the file; what neither names takes rlkit's default
-        run = {key: settings.pop(key, None) for key in ("env", "framework", "seed", "total_steps")}
+        from_file = {key: settings.pop(key, None) for key in ("env", "framework", "seed", "total_steps")}
         flags = {name: getattr(args, name) for name in field_types(config_class(args.algo)) if hasattr(args, name)}
         typed = parse_settings(args.set)
         for name in set(flags) & set(typed):
             if flags[name] != typed[name]:
                 raise RlkitError(f"{name} is set twice, to {flags[name]!r} by its flag and {typed[name]!r} by --set")
         settings.update({**flags, **typed})
-        total_steps = run["total_steps"] if args.steps is None else args.steps
-        seed = (run["seed"] or 0) if args.seed is None else args.seed
+        total_steps = from_file["total_steps"] if args.steps is None else args.steps
+        seed = (from_file["seed"] or 0) if args.seed is None else args.seed
         result = rlkit.train(
             args.algo,
-            env=args.env or run["env"] or "CartPole-v1",
-            framework=args.framework or run["framework"] or "torch",
+            env=args.env or from_file["env"] or DEFAULT_ENV,
+            framework=args.framework or from_file["framework"] or "torch",
             seed=seed,
             total_steps=total_steps,
             logdir=args.logdir,
@@ -205,7 +205,10 @@ def export_agent(args: argparse.Namespace) -> None:
 
     agent = rlkit.load(args.path)
     source = Path(args.path)
-    default = source.with_name(source.name.split(".")[0] + (".onnx" if args.format == "onnx" else "_savedmodel"))
+    # the checkpoint's name without its suffix: run.v2.pt -> run.v2.onnx
+    suffixes = (".weights.h5", ".keras", ".pt")
+    stem = next((source.name[: -len(s)] for s in suffixes if source.name.endswith(s)), source.stem)
+    default = source.with_name(stem + (".onnx" if args.format == "onnx" else "_savedmodel"))
     path = export.export(agent, args.output or default, format=args.format)
     if args.format == "onnx":
         parity = export.onnx_parity(agent, path)
