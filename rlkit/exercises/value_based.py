@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rlkit.exercises.base import ExerciseError, answer, exercise_check, known, name_the_mistake, passed
+from rlkit.exercises.base import ExerciseError, answer, exercise_check, known, name_the_mistake, passed, scalar
 
 
 @exercise_check
@@ -225,7 +225,7 @@ def check_action_entropy(entropy_of_greedy_actions: Callable) -> None:
     each action is the argmax over a batch of Q-values of shape (batch, n_actions)."""
     cases, stored = entropy_inputs(), known("entropy_of_greedy_actions")
     for name, q_values in cases.items():
-        result = float(entropy_of_greedy_actions(q_values.copy()))
+        result = scalar("entropy_of_greedy_actions", entropy_of_greedy_actions(q_values.copy()), "the batch's entropy")
         expected, softmax_entropy = float(stored[f"answer: {name}"]), float(stored[f"softmax: {name}"])
         if np.isnan(result):
             raise ExerciseError(
