@@ -16,11 +16,18 @@ training goes on to the budget, so the last evaluation is the final return. Ever
 (``torch.set_num_threads(1)`` for SB3 too, rlkit's own one-thread setting for both of its frameworks). Single-
 threaded CPU time is the robust measure on a shared machine; wall time is reported beside it.
 
-SB3 has no Rainbow: rlkit's Rainbow is compared with SB3's DQN and its zoo settings for the task.
+SB3 has no Rainbow: rlkit's Rainbow is compared with SB3's DQN and its zoo settings for the task, the very
+run of the DQN pair for that seed (copied, marked ``"same_run_as": "dqn"``, rather than trained twice).
+
+``--libraries`` runs only some of the three (e.g. SB3 once, while rlkit's defaults are still changing); with
+``--append`` the runs already in the file are kept and skipped, ``--redo`` replaces those of the chosen
+libraries. Each record keeps when it was measured and the load average around it.
 
     python benchmarks/compare_sb3.py                                     # every pair, seeds 0-4
     python benchmarks/compare_sb3.py --pairs ppo:CartPole-v1 dqn:CartPole-v1 --workers 2
     python benchmarks/compare_sb3.py --append --pairs sac:Pendulum-v1     # add pairs to the results file
+    python benchmarks/compare_sb3.py --append --libraries sb3              # SB3's runs only
+    python benchmarks/compare_sb3.py --append --redo --libraries rlkit-torch rlkit-tf  # re-measure rlkit
     python benchmarks/compare_sb3.py --summarize                          # recompute the summary only
 
 Needs the ``benchmark`` extra (``pip install -e '.[benchmark]'``: stable-baselines3). Summaries are the
@@ -124,6 +131,10 @@ ZOO: dict[tuple[str, str], dict] = {
 }  # fmt: skip
 SB3_CLASS = {"dqn": "DQN", "rainbow": "DQN", "ppo": "PPO", "a2c": "A2C", "ddpg": "DDPG", "td3": "TD3", "sac": "SAC"}
 RUNS = [("rlkit", "torch"), ("rlkit", "tf"), ("sb3", "torch")]
+#: ``--libraries`` names of the three runs.
+LIBRARY_NAMES = {"rlkit-torch": ("rlkit", "torch"), "rlkit-tf": ("rlkit", "tf"), "sb3": ("sb3", "torch")}
+#: The SB3 algorithm whose run an rlkit algorithm without an SB3 counterpart is compared with.
+SB3_STAND_IN = {"rainbow": "dqn"}
 
 
 class Curve:
@@ -229,11 +240,11 @@ def _init_worker() -> None:
     torch.set_num_threads(1)
 
 
-def run_seed(task: tuple[str, str, int, int, int | None]) -> list[dict]:
-    """The three runs of one (algo, env, seed), one after another in this worker; the order rotates with the
-    seed so that no library always runs first."""
-    algo, env_id, seed, eval_every, max_steps = task
-    order = RUNS[seed % 3 :] + RUNS[: seed % 3]
+def run_seed(task: tuple[str, str, int, int, int | None, list[tuple[str, str]]]) -> list[dict]:
+    """The runs of one (algo, env, seed) (all three unless ``--libraries`` chose fewer), one after another in
+    this worker; the order rotates with the seed so that no library always runs first."""
+    algo, env_id, seed, eval_every, max_steps, chosen = task
+    order = [run for run in RUNS[seed % 3 :] + RUNS[: seed % 3] if run in chosen]
     records = []
     for library, framework in order:
         load_before = os.getloadavg()[0]
@@ -254,7 +265,7 @@ def _record(algo, env_id, library, framework, seed, curve: Curve, steps: int, lo
         "solved_at_step": None if solved is None else solved[0],
         "solved_wall_s": None if solved is None else solved[1],
         "solved_cpu_s": None if solved is None else solved[2],
-        "load_before": load_before, "load_after": os.getloadavg()[0],
+        "load_before": load_before, "load_after": os.getloadavg()[0], "finished": _now(),
         "curve": curve.points,
     }  # fmt: skip
 
@@ -358,7 +369,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--append", action="store_true", help="keep the runs already in --out, skip those pairs/seeds")
     parser.add_argument("--summarize", action="store_true", help="only recompute the summary of --out")
+    parser.add_argument(
+        "--libraries", nargs="+", default=list(LIBRARY_NAMES), choices=list(LIBRARY_NAMES), help="runs to make"
+    )
+    parser.add_argument("--redo", action="store_true", help="with --append: replace the chosen libraries' runs")
     args = parser.parse_args()
+    if args.redo and not args.append:
+        parser.error("--redo replaces runs kept by --append; give both")
     pairs = []
     for text in args.pairs:
         algo, _, env_id = text.partition(":")
@@ -368,9 +385,20 @@ def main() -> None:
 
     previous = json.loads(args.out.read_text()) if (args.append or args.summarize) and args.out.exists() else {}
     runs, commands = previous.get("runs", []), previous.get("commands", [])
-    done = {(r["algo"], r["env"], r["seed"]) for r in runs}
+    chosen = [LIBRARY_NAMES[name] for name in args.libraries]
+    if args.redo:
+        redone = {(a, e, s, *run) for a, e in pairs for s in args.seeds for run in chosen}
+        runs = [r for r in runs if (r["algo"], r["env"], r["seed"], r["library"], r["framework"]) not in redone]
+    done = {(r["algo"], r["env"], r["seed"], r["library"], r["framework"]) for r in runs}
     schedule = {algo: args.eval_every or every for algo, every in EVAL_EVERY.items()}
-    tasks = [(a, e, s, schedule[a], args.max_steps) for a, e in pairs for s in args.seeds if (a, e, s) not in done]
+    tasks = []
+    for algo, env_id in pairs:
+        for seed in args.seeds:
+            todo = [run for run in chosen if (algo, env_id, seed, *run) not in done]
+            if algo in SB3_STAND_IN:  # its SB3 run is the stand-in's, copied below
+                todo = [run for run in todo if run[0] != "sb3"]
+            if todo:
+                tasks.append((algo, env_id, seed, schedule[algo], args.max_steps, todo))
     if not args.summarize:
         commands.append(
             {"command": "python benchmarks/compare_sb3.py " + " ".join(sys.argv[1:]),
@@ -404,7 +432,23 @@ def main() -> None:
                         flush=True,
                     )
                 write()
+    if ("sb3", "torch") in chosen:
+        runs.extend(stand_in_runs(runs, pairs, args.seeds))
     write()
+
+
+def stand_in_runs(runs: list[dict], pairs: list[tuple[str, str]], seeds: list[int]) -> list[dict]:
+    """For each pair without an SB3 counterpart (Rainbow), a copy of its stand-in's SB3 run of the same task and
+    seed, marked as such; nothing for a seed whose stand-in run is not measured yet."""
+    have = {(r["algo"], r["env"], r["seed"]) for r in runs if r["library"] == "sb3"}
+    copies = []
+    for algo, env_id in pairs:
+        stand_in = SB3_STAND_IN.get(algo)
+        sources = {r["seed"]: r for r in runs if r["library"] == "sb3" and (r["algo"], r["env"]) == (stand_in, env_id)}
+        for seed in seeds if stand_in else []:
+            if seed in sources and (algo, env_id, seed) not in have:
+                copies.append({**sources[seed], "algo": algo, "same_run_as": stand_in})
+    return copies
 
 
 if __name__ == "__main__":
