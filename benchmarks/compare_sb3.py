@@ -184,7 +184,7 @@ def run_rlkit(
     return curve, result.steps
 
 
-def _zoo_value(name: str, value):
+def _zoo_value(value):
     """A zoo setting as SB3 takes it: "lin_X" becomes the linear schedule X * progress_remaining."""
     if isinstance(value, str) and value.startswith("lin_"):
         start = float(value[4:])
@@ -209,7 +209,7 @@ def run_sb3(algo: str, env_id: str, seed: int, eval_every: int, max_steps: int |
     envs = make_vec_env(env_id, n_envs=n_envs, seed=seed)
     if normalize:  # the zoo passes the algorithm's gamma to VecNormalize
         envs = VecNormalize(envs, gamma=settings.get("gamma", 0.99))
-    kwargs = {name: _zoo_value(name, value) for name, value in settings.items()}
+    kwargs = {name: _zoo_value(value) for name, value in settings.items()}
     if noise_std is not None:
         actions = envs.action_space.shape[0]
         kwargs["action_noise"] = NormalActionNoise(np.zeros(actions), noise_std * np.ones(actions))
@@ -273,12 +273,15 @@ def _record(algo, env_id, library, framework, seed, curve: Curve, steps: int, lo
 # ------------------------------------------------------------------------------------------------ summaries
 
 
-def iqm(values: np.ndarray) -> float:
-    """Interquartile mean: the mean of the middle half, dropping ``int(n / 4)`` values at each end (as
-    ``scipy.stats.trim_mean(values, 0.25)``, which rliable's ``aggregate_iqm`` calls)."""
-    ordered = np.sort(np.asarray(values, dtype=np.float64))
-    cut = int(0.25 * len(ordered))
-    return float(ordered[cut : len(ordered) - cut].mean())
+def iqm(values: np.ndarray) -> float | np.ndarray:
+    """Interquartile mean along the last axis: the mean of the middle half, dropping ``int(n / 4)`` values at
+    each end (as ``scipy.stats.trim_mean(values, 0.25)``, which rliable's ``aggregate_iqm`` calls); one per row
+    of a 2-D array."""
+    ordered = np.sort(np.asarray(values, dtype=np.float64), axis=-1)
+    n = ordered.shape[-1]
+    cut = int(0.25 * n)
+    middle = ordered[..., cut : n - cut].mean(axis=-1)
+    return float(middle) if middle.ndim == 0 else middle
 
 
 def iqm_ci(values: np.ndarray, reps: int = 2_000, seed: int = 0) -> tuple[float, float, float]:
@@ -290,10 +293,9 @@ def iqm_ci(values: np.ndarray, reps: int = 2_000, seed: int = 0) -> tuple[float,
     values = np.asarray(values, dtype=np.float64)
     rng = np.random.default_rng(seed)
     samples = values[rng.integers(0, len(values), size=(reps, len(values)))]
-    cut = int(0.25 * len(values))
-    boot = np.sort(samples, axis=1)[:, cut : len(values) - cut].mean(axis=1)
+    boot = iqm(samples)
     low, high = np.percentile(boot, [2.5, 97.5])
-    return iqm(values), float(low), float(high)
+    return float(iqm(values)), float(low), float(high)
 
 
 def _median_with_unsolved(values: list[float | None]) -> float | None:
@@ -326,10 +328,9 @@ def summarize(runs: list[dict]) -> list[dict]:
         if row["solved"] == len(group):
             row["cpu_s_to_solve_iqm_ci"] = iqm_ci(np.array([r["solved_cpu_s"] for r in group]))
         rows.append(row)
+    sb3_rows = {(r["algo"], r["env"]): r for r in rows if r["library"] == "sb3"}
     for row in rows:  # SB3's median over rlkit's: above 1 means rlkit is faster
-        sb3 = next(
-            (r for r in rows if r["library"] == "sb3" and (r["algo"], r["env"]) == (row["algo"], row["env"])), None
-        )
+        sb3 = sb3_rows.get((row["algo"], row["env"]))
         for measure in ("cpu_s_to_solve", "wall_s_to_solve", "steps_to_solve", "cpu_s_total", "wall_s_total"):
             mine, theirs = row[f"median_{measure}"], None if sb3 is None else sb3[f"median_{measure}"]
             row[f"sb3_over_this_{measure}"] = None if mine is None or theirs is None else theirs / mine
@@ -384,21 +385,11 @@ def main() -> None:
         pairs.append((algo, env_id))
 
     previous = json.loads(args.out.read_text()) if (args.append or args.summarize) and args.out.exists() else {}
-    runs, commands = previous.get("runs", []), previous.get("commands", [])
+    commands = previous.get("commands", [])
     chosen = [LIBRARY_NAMES[name] for name in args.libraries]
-    if args.redo:
-        redone = {(a, e, s, *run) for a, e in pairs for s in args.seeds for run in chosen}
-        runs = [r for r in runs if (r["algo"], r["env"], r["seed"], r["library"], r["framework"]) not in redone]
-    done = {(r["algo"], r["env"], r["seed"], r["library"], r["framework"]) for r in runs}
     schedule = {algo: args.eval_every or every for algo, every in EVAL_EVERY.items()}
-    tasks = []
-    for algo, env_id in pairs:
-        for seed in args.seeds:
-            todo = [run for run in chosen if (algo, env_id, seed, *run) not in done]
-            if algo in SB3_STAND_IN:  # its SB3 run is the stand-in's, copied below
-                todo = [run for run in todo if run[0] != "sb3"]
-            if todo:
-                tasks.append((algo, env_id, seed, schedule[algo], args.max_steps, todo))
+    runs, todo = plan(previous.get("runs", []), pairs, args.seeds, chosen, redo=args.redo)
+    tasks = [(algo, env_id, seed, schedule[algo], args.max_steps, which) for algo, env_id, seed, which in todo]
     if not args.summarize:
         commands.append(
             {"command": "python benchmarks/compare_sb3.py " + " ".join(sys.argv[1:]),
@@ -435,6 +426,30 @@ def main() -> None:
     if ("sb3", "torch") in chosen:
         runs.extend(stand_in_runs(runs, pairs, args.seeds))
     write()
+
+
+def _key(run: dict) -> tuple:
+    return run["algo"], run["env"], run["seed"], run["library"], run["framework"]
+
+
+def plan(
+    runs: list[dict], pairs: list[tuple[str, str]], seeds: list[int], chosen: list[tuple[str, str]], redo: bool
+) -> tuple[list[dict], list[tuple]]:
+    """The runs to keep and the work left: ``(algo, env, seed, [(library, framework), ...])`` for every pair and
+    seed with a chosen run not yet in ``runs`` (``redo`` drops the chosen runs of those pairs and seeds first).
+    A pair without an SB3 counterpart gets no SB3 work: :func:`stand_in_runs` copies its stand-in's run."""
+    if redo:
+        redone = {(algo, env_id, seed, *run) for algo, env_id in pairs for seed in seeds for run in chosen}
+        runs = [r for r in runs if _key(r) not in redone]
+    done = {_key(r) for r in runs}
+    todo = []
+    for algo, env_id in pairs:
+        for seed in seeds:
+            left = [run for run in chosen if (algo, env_id, seed, *run) not in done]
+            left = [run for run in left if not (algo in SB3_STAND_IN and run[0] == "sb3")]
+            if left:
+                todo.append((algo, env_id, seed, left))
+    return runs, todo
 
 
 def stand_in_runs(runs: list[dict], pairs: list[tuple[str, str]], seeds: list[int]) -> list[dict]:

@@ -79,3 +79,31 @@ def test_iqm_drops_a_quarter_at_each_end_and_its_interval_brackets_it():
 def test_median_time_to_solve_counts_unsolved_runs_as_slowest():
     assert compare_sb3._median_with_unsolved([3.0, None, 1.0]) == 3.0
     assert compare_sb3._median_with_unsolved([3.0, None, None]) is None
+
+
+def _run(algo: str, library: str, framework: str, seed: int = 0, env_id: str = "CartPole-v1") -> dict:
+    return {"algo": algo, "env": env_id, "library": library, "framework": framework, "seed": seed, "final_return": 1.0}
+
+
+def test_plan_skips_what_is_measured_and_redo_replaces_only_the_chosen_libraries():
+    kept = [_run("dqn", "rlkit", "torch"), _run("dqn", "sb3", "torch"), _run("ppo", "rlkit", "torch")]
+    rlkit_runs = [compare_sb3.LIBRARY_NAMES["rlkit-torch"], compare_sb3.LIBRARY_NAMES["rlkit-tf"]]
+    runs, todo = compare_sb3.plan(kept, [("dqn", "CartPole-v1")], [0, 1], rlkit_runs, redo=False)
+    assert runs == kept
+    assert todo == [("dqn", "CartPole-v1", 0, [("rlkit", "tf")]), ("dqn", "CartPole-v1", 1, rlkit_runs)]
+    runs, todo = compare_sb3.plan(kept, [("dqn", "CartPole-v1")], [0], rlkit_runs, redo=True)
+    assert runs == kept[1:]  # dqn's rlkit run dropped; its SB3 run and another pair's rlkit run kept
+    assert todo == [("dqn", "CartPole-v1", 0, rlkit_runs)]
+
+
+def test_rainbow_gets_no_sb3_run_of_its_own_but_a_marked_copy_of_the_dqn_one():
+    everything = list(compare_sb3.LIBRARY_NAMES.values())
+    _, todo = compare_sb3.plan([], [("rainbow", "CartPole-v1")], [0], everything, redo=False)
+    assert todo == [("rainbow", "CartPole-v1", 0, [("rlkit", "torch"), ("rlkit", "tf")])]
+    runs = [_run("dqn", "sb3", "torch", seed) for seed in (0, 1)] + [_run("dqn", "sb3", "torch", 0, "Acrobot-v1")]
+    copies = compare_sb3.stand_in_runs(runs, [("rainbow", "CartPole-v1"), ("ppo", "CartPole-v1")], [0, 1, 2])
+    assert [(c["algo"], c["env"], c["seed"], c["same_run_as"]) for c in copies] == [
+        ("rainbow", "CartPole-v1", 0, "dqn"),
+        ("rainbow", "CartPole-v1", 1, "dqn"),
+    ]  # seed 2 has no DQN run to copy; PPO has its own SB3 run
+    assert compare_sb3.stand_in_runs(runs + copies, [("rainbow", "CartPole-v1")], [0, 1]) == []  # never twice
