@@ -70,6 +70,10 @@ def test_cli_takes_a_device(tmp_path, capsys):
     assert main(["train", "td3", "--env", "Pendulum-v1", "--steps", "400", "--device", "cpu", "--quiet"]) == 0
     assert main(["train", "dqn", "--device", "tpu", "--quiet", "--save", str(save)]) == 2
     assert "device must be one of" in capsys.readouterr().err
+    # a CUDA device no machine here has reaches the learner, which refuses it by name (it never falls back)
+    assert main(["train", "dqn", "--device", "cuda:63", "--steps", "300", "--quiet", "--save", str(save)]) == 2
+    assert "device 'cuda:63'" in capsys.readouterr().err
+    assert not save.exists()
 
 
 @pytest.mark.gpu

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rlkit.exercises.base import ExerciseError, exercise_check, known, name_the_mistake, passed, scalar
+from rlkit.exercises.base import ExerciseError, exercise_check, known, name_the_mistake, scalar
 
 
 @exercise_check
@@ -21,7 +21,7 @@ def check_reward_to_go(reward_to_go: Callable) -> None:
     result = np.asarray(result, dtype=np.float64)
     if result.shape != rewards.shape:
         raise ExerciseError(f"return one value per step, shape {rewards.shape}; got {result.shape}.")
-    if np.allclose(result, np.full(4, expected[0])):
+    if np.allclose(result, np.full(rewards.shape, expected[0])):
         raise ExerciseError("every step got the whole episode's return: step t should only count rewards from t on.")
     if np.allclose(result, np.cumsum(rewards)):
         raise ExerciseError("you summed the rewards *before* each step: the reward-to-go sums those from t onwards.")
@@ -29,7 +29,6 @@ def check_reward_to_go(reward_to_go: Callable) -> None:
         raise ExerciseError("the rewards are not discounted: multiply the reward k - t steps ahead by gamma^(k - t).")
     if not np.allclose(result, expected):
         raise ExerciseError(f"expected {expected.tolist()}, got {result.tolist()}.")
-    passed("check_reward_to_go", 4)
 
 
 def reward_to_go_inputs() -> tuple:
@@ -50,11 +49,10 @@ def check_a2c_policy_loss(policy_loss: Callable) -> None:
             f"you summed over all {log_probs.size} samples: the gradient then grows with the number of environments "
             "and steps (claim C18). Average instead."
         )
-    if np.isclose(result, expected * log_probs.shape[1], rtol=1e-4) or np.isclose(result, expected * 8, rtol=1e-4):
+    if any(np.isclose(result, expected * size, rtol=1e-4) for size in log_probs.shape):
         raise ExerciseError("you summed over one axis and averaged over the other: average over both.")
     if not np.isclose(result, expected, rtol=1e-4):
         raise ExerciseError(f"expected {expected:.4f}, got {result:.4f}.")
-    passed("check_a2c_policy_loss", 4)
 
 
 def policy_loss_inputs() -> tuple:
@@ -83,7 +81,6 @@ def check_clipped_surrogate(clipped_surrogate: Callable) -> None:
         raise ExerciseError("use the minimum of the two terms (a pessimistic bound), not the maximum.")
     if not np.isclose(result, expected, atol=1e-5):
         raise ExerciseError(f"expected {expected:.4f}, got {result:.4f}: check the clip bounds 1 - clip and 1 + clip.")
-    passed("check_clipped_surrogate", 4)
 
 
 def clipped_surrogate_inputs() -> tuple:
@@ -118,7 +115,6 @@ def check_gaussian_log_prob(gaussian_log_prob: Callable) -> None:
     name_the_mistake(result, stored, mistakes)
     if not np.allclose(result, expected):
         raise ExerciseError(f"expected {np.round(expected, 3).tolist()}, got {np.round(result, 3).tolist()}.")
-    passed("check_gaussian_log_prob", 5)
 
 
 def gaussian_log_prob_inputs() -> tuple:

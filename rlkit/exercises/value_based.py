@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rlkit.exercises.base import ExerciseError, answer, exercise_check, known, name_the_mistake, passed, scalar
+from rlkit.exercises.base import ExerciseError, answer, exercise_check, known, name_the_mistake, scalar
 
 
 @exercise_check
@@ -29,7 +29,6 @@ def check_bootstrap_mask(bootstrap_mask: Callable) -> None:
         )
     if not np.array_equal(result, [1, 0, 1, 0]):
         raise ExerciseError(f"expected [1, 0, 1, 0] (0 exactly where terminated), got {result.tolist()}.")
-    passed("check_bootstrap_mask", 4)
 
 
 @exercise_check
@@ -76,7 +75,6 @@ def check_td_target(td_target: Callable) -> None:
         raise ExerciseError(
             "with a batch of one, the result must still have shape (1,): avoid .squeeze() without an axis."
         )
-    passed("check_td_target", 6)
 
 
 def td_target_inputs() -> tuple:
@@ -114,7 +112,6 @@ def check_soft_update(soft_update: Callable) -> None:
         )
     if not np.allclose(target[1], expected[1]):
         raise ExerciseError("the first array is right but the second is not: update every array in the list.")
-    passed("check_soft_update", 4)
 
 
 def soft_update_inputs() -> tuple:
@@ -141,7 +138,6 @@ def check_double_target(double_target: Callable) -> None:
     name_the_mistake(result, expected, mistakes)
     if not np.allclose(result, expected["answer"]):
         raise ExerciseError(f"expected {np.round(expected['answer'], 4).tolist()}, got {np.round(result, 4).tolist()}.")
-    passed("check_double_target", 4)
 
 
 def double_target_inputs() -> tuple:
@@ -182,7 +178,6 @@ def check_priority_weights(priority_weights: Callable) -> None:
     name_the_mistake(got, expected, mistakes)
     if not np.allclose(got, expected["weights"]):
         raise ExerciseError(f"weights should be {np.round(expected['weights'], 4).tolist()}.")
-    passed("check_priority_weights", 6)
 
 
 def priority_weights_inputs() -> tuple:
@@ -206,7 +201,6 @@ def check_categorical_projection(project: Callable) -> None:
     if not np.allclose(result, expected, atol=1e-5):
         wrong = np.flatnonzero(~np.isclose(result, expected, atol=1e-5).all(axis=1)) + 1
         raise ExerciseError(f"row(s) {wrong.tolist()} differ from the paper's projection.")
-    passed("check_categorical_projection", 5)
 
 
 def project_inputs() -> tuple:
@@ -242,7 +236,6 @@ def check_action_entropy(entropy_of_greedy_actions: Callable) -> None:
             )
         if not np.isclose(result, expected, atol=1e-6):
             raise ExerciseError(f"{name}: expected {expected + 0.0:.4f} nats, got {result:.4f}.")
-    passed("check_action_entropy", len(cases))
 
 
 def entropy_inputs() -> dict[str, np.ndarray]:

@@ -27,7 +27,17 @@ EXECUTED_CHAPTER = "30_ddpg"  # a slider chapter that runs in well under a minut
 COLUMNS = 85  # what the code shown in the framework tabs is wrapped to
 CHAPTERS = sorted(path.stem for path in (ROOT / "notebooks").glob("*.ipynb"))
 SLIDER_CHAPTERS = slider_chapters()
-COLAB = "https://colab.research.google.com/github/rlkit-course/rlkit/blob/main/notebooks/{}.ipynb"
+
+
+def colab_link_pattern() -> str:
+    """Where a chapter's Colab button must lead, from the repository and launch settings in ``_config.yml``."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    repository = config["repository"]["url"].removeprefix("https://github.com/")
+    colab = config["launch_buttons"]["colab_url"]
+    return f"{colab}/github/{repository}/blob/{config['repository']['branch']}/notebooks/{{}}.ipynb"
+
+
+COLAB = colab_link_pattern()
 
 # Everything a test below needs from one page, gathered in the page by one script. Framework tab sets are
 # switched to each of their tabs in turn: a tab's code is measured while it is the visible one.
