@@ -29,6 +29,7 @@ libraries. Each record keeps when it was measured and the load average around it
     python benchmarks/compare_sb3.py --append --libraries sb3              # SB3's runs only
     python benchmarks/compare_sb3.py --append --redo --libraries rlkit-torch rlkit-tf  # re-measure rlkit
     python benchmarks/compare_sb3.py --summarize                          # recompute the summary only
+    python benchmarks/compare_sb3.py --table                              # RESULTS.md's table of the file
 
 Needs the ``benchmark`` extra (``pip install -e '.[benchmark]'``: stable-baselines3). Summaries are the
 interquartile mean over seeds with a 95% bootstrap interval (rliable's convention, computed here in numpy).
@@ -337,6 +338,35 @@ def summarize(runs: list[dict]) -> list[dict]:
     return rows
 
 
+def markdown_table(summary: list[dict]) -> str:
+    """The summary as the Markdown table of ``benchmarks/RESULTS.md``, pairs in the order of :data:`PAIRS`."""
+    label = {("rlkit", "torch"): "rlkit torch", ("rlkit", "tf"): "rlkit TF", ("sb3", "torch"): "SB3"}
+
+    def number(value, spec: str) -> str:
+        return "-" if value is None else format(value, spec)
+
+    def place(row: dict) -> tuple[int, int]:
+        return PAIRS.index((row["algo"], row["env"])), RUNS.index((row["library"], row["framework"]))
+
+    lines = [
+        "| pair | run | solved | median steps to solve | median CPU s to solve | median wall s to solve "
+        "| final return IQM [95% CI] | budget steps | CPU s whole run | SB3 / this, CPU s to solve |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in sorted(summary, key=place):
+        point, low, high = row["final_return_iqm_ci"]
+        sb3 = "" if row["library"] == "sb3" else number(row["sb3_over_this_cpu_s_to_solve"], ".2f")
+        stand_in = " (its DQN run)" if row["library"] == "sb3" and row["algo"] in SB3_STAND_IN else ""
+        lines.append(
+            f"| {row['algo'].upper()}, {row['env']} | {label[row['library'], row['framework']]}{stand_in} "
+            f"| {row['solved']}/{row['seeds']} | {number(row['median_steps_to_solve'], ',.0f')} "
+            f"| {number(row['median_cpu_s_to_solve'], '.1f')} | {number(row['median_wall_s_to_solve'], '.1f')} "
+            f"| {point:.0f} [{low:.0f}, {high:.0f}] | {row['budget_steps']:,} | {row['median_cpu_s_total']:.1f} "
+            f"| {sb3} |"
+        )
+    return "\n".join(lines)
+
+
 def _versions() -> dict[str, str]:
     from importlib.metadata import version
 
@@ -370,6 +400,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--append", action="store_true", help="keep the runs already in --out, skip those pairs/seeds")
     parser.add_argument("--summarize", action="store_true", help="only recompute the summary of --out")
+    parser.add_argument("--table", action="store_true", help="print the summary of --out as RESULTS.md's table")
     parser.add_argument(
         "--libraries", nargs="+", default=list(LIBRARY_NAMES), choices=list(LIBRARY_NAMES), help="runs to make"
     )
@@ -384,6 +415,9 @@ def main() -> None:
             parser.error(f"--pairs takes ALGO:ENV among {', '.join(f'{a}:{e}' for a, e in PAIRS)}; got {text!r}")
         pairs.append((algo, env_id))
 
+    if args.table:
+        print(markdown_table(summarize(json.loads(args.out.read_text())["runs"])))
+        return
     previous = json.loads(args.out.read_text()) if (args.append or args.summarize) and args.out.exists() else {}
     commands = previous.get("commands", [])
     chosen = [LIBRARY_NAMES[name] for name in args.libraries]

@@ -107,3 +107,15 @@ def test_rainbow_gets_no_sb3_run_of_its_own_but_a_marked_copy_of_the_dqn_one():
         ("rainbow", "CartPole-v1", 1, "dqn"),
     ]  # seed 2 has no DQN run to copy; PPO has its own SB3 run
     assert compare_sb3.stand_in_runs(runs + copies, [("rainbow", "CartPole-v1")], [0, 1]) == []  # never twice
+
+
+def test_the_results_table_has_a_row_per_run_with_sb3_over_rlkit_on_the_rlkit_rows(results):
+    lines = compare_sb3.markdown_table(results["summary"]).splitlines()
+    assert len(lines) == 2 + len(results["summary"])
+    rows_cells = [[cell.strip() for cell in line.split("|")[1:-1]] for line in lines[2:]]
+    cells = {row[1]: row for row in rows_cells}
+    assert list(cells) == ["rlkit torch", "rlkit TF", "SB3"]  # the order of RUNS
+    rows = {(r["library"], r["framework"]): r for r in results["summary"]}
+    ratio = rows["rlkit", "torch"]["sb3_over_this_cpu_s_to_solve"]
+    assert cells["rlkit torch"][-1] == ("-" if ratio is None else f"{ratio:.2f}")
+    assert cells["SB3"][-1] == "" and cells["SB3"][7] == f"{rows['sb3', 'torch']['budget_steps']:,}"
