@@ -119,3 +119,9 @@ def test_the_results_table_has_a_row_per_run_with_sb3_over_rlkit_on_the_rlkit_ro
     ratio = rows["rlkit", "torch"]["sb3_over_this_cpu_s_to_solve"]
     assert cells["rlkit torch"][-1] == ("-" if ratio is None else f"{ratio:.2f}")
     assert cells["SB3"][-1] == "" and cells["SB3"][7] == f"{rows['sb3', 'torch']['budget_steps']:,}"
+
+
+def test_results_md_shows_the_table_of_the_committed_results_file():
+    committed = json.loads(compare_sb3.RESULTS.read_text())
+    table = compare_sb3.markdown_table(compare_sb3.summarize(committed["runs"]))
+    assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `compare_sb3.py --table`"
