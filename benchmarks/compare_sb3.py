@@ -44,6 +44,7 @@ import json
 import multiprocessing
 import os
 import platform
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -384,6 +385,19 @@ def _machine() -> str:
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} logical CPUs ({cpu})"
 
 
+def _commit() -> str | None:
+    """The git commit of the rlkit being measured (with "+changes" when the work tree differs), if known."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "rlkit"], cwd=root, capture_output=True, text=True)
+    except OSError:
+        return None
+    if commit.returncode != 0:
+        return None
+    return commit.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
+
+
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
@@ -427,7 +441,7 @@ def main() -> None:
     if not args.summarize:
         commands.append(
             {"command": "python benchmarks/compare_sb3.py " + " ".join(sys.argv[1:]),
-             "started": _now(),
+             "started": _now(), "rlkit_commit": _commit(),
              "load_average_at_start": os.getloadavg()}
         )  # fmt: skip
 
