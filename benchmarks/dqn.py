@@ -1,8 +1,8 @@
-"""Benchmark: DQN on CartPole-v1 in both frameworks over several seeds.
+"""Benchmark: DQN on CartPole-v1 (or ``--env Acrobot-v1``) in both frameworks over several seeds.
 
 Reports, per run, the environment steps and wall seconds until a greedy evaluation first reached the solve
-threshold (475), and the training throughput. Training stops at that evaluation (``stop_when_solved``), so
-a run's wall time is its time to solve.
+threshold (CartPole 475, Acrobot -100), and the training throughput. Training stops at that evaluation
+(``stop_when_solved``), so a run's wall time is its time to solve.
 
     python benchmarks/dqn.py                       # torch and tf, seeds 0-4
     python benchmarks/dqn.py --frameworks torch --seeds 0 1 2 --set learning_rate=5e-4
@@ -22,7 +22,7 @@ def main() -> None:
     parser.add_argument("--env", default="CartPole-v1")
     parser.add_argument("--frameworks", nargs="+", default=["torch", "tf"], choices=["torch", "tf"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
-    parser.add_argument("--steps", type=int, default=50_000, help="budget per run (environment steps)")
+    parser.add_argument("--steps", type=int, default=None, help="budget per run (default: the default budget)")
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="DQN hyperparameters")
     args = parser.parse_args()
     overrides = parse_settings(args.set)

@@ -1,7 +1,7 @@
 """Benchmark: DDPG, TD3 and SAC in both frameworks over several seeds on Pendulum-v1.
 
 Reports per run the environment steps and wall seconds until a greedy evaluation (10 new episodes, every 1,000
-steps) first reached -200; training stops there, or after 20,000 steps.
+steps) first reached -200; training stops there, or at the end of the default budget.
 
     python benchmarks/off_policy.py                                   # all three, seeds 0-4
     python benchmarks/off_policy.py --algos sac --seeds 0 1 --set hidden_sizes=256,256
@@ -20,7 +20,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--algos", nargs="+", default=["ddpg", "td3", "sac"], choices=["ddpg", "td3", "sac"])
     parser.add_argument("--env", default="Pendulum-v1")
-    parser.add_argument("--steps", type=int, default=20_000, help="budget per run")
+    parser.add_argument("--steps", type=int, default=None, help="budget per run (default: the default budget)")
     parser.add_argument("--frameworks", nargs="+", default=["torch", "tf"], choices=["torch", "tf"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="hyperparameters")

@@ -1,7 +1,8 @@
-"""Benchmark: PPO and A2C in both frameworks over several seeds (CartPole-v1; PPO also on Pendulum-v1).
+"""Benchmark: PPO and A2C in both frameworks over several seeds (CartPole-v1, Acrobot-v1; PPO also on Pendulum-v1).
 
 Reports per run the environment steps and wall seconds until a greedy evaluation (10 new episodes, every 5,000
-steps) first reached the solve threshold (CartPole 475, Pendulum -200); training stops there.
+steps) first reached the solve threshold (CartPole 475, Acrobot -100, Pendulum -200); training stops there, or
+at the end of the default budget.
 
     python benchmarks/policy_gradient.py                              # everything, seeds 0-4
     python benchmarks/policy_gradient.py --algos ppo --envs Pendulum-v1 --seeds 0 1 --set learning_rate=3e-4
@@ -15,13 +16,14 @@ from _common import run_table, until_solved
 
 from rlkit.cli import parse_settings
 
-RUNS = [("ppo", "CartPole-v1"), ("a2c", "CartPole-v1"), ("ppo", "Pendulum-v1")]
+RUNS = [("ppo", "CartPole-v1"), ("a2c", "CartPole-v1"), ("ppo", "Acrobot-v1"), ("a2c", "Acrobot-v1")]
+RUNS += [("ppo", "Pendulum-v1")]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--algos", nargs="+", default=["ppo", "a2c"], choices=["ppo", "a2c"])
-    parser.add_argument("--envs", nargs="+", default=["CartPole-v1", "Pendulum-v1"])
+    parser.add_argument("--envs", nargs="+", default=["CartPole-v1", "Acrobot-v1", "Pendulum-v1"])
     parser.add_argument("--frameworks", nargs="+", default=["torch", "tf"], choices=["torch", "tf"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="hyperparameters")

