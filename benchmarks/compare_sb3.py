@@ -176,7 +176,8 @@ def run_rlkit(
     """rlkit's default call on ``env_id`` (its default budget, or ``max_steps`` when smaller)."""
     curve = Curve(env_id, seed, eval_every)
     agent_module = importlib.import_module(rlkit.api.algorithm(algo).agent_class.__module__)
-    budget = agent_module.DEFAULT_TOTAL_STEPS[env_id]
+    # what rlkit.train itself would run: the task's budget, or the algorithm's fallback for a task without one
+    budget = agent_module.DEFAULT_TOTAL_STEPS.get(env_id, agent_module.FALLBACK_TOTAL_STEPS)
     if max_steps is not None:
         budget = min(budget, max_steps)
     result = rlkit.train(
