@@ -5,8 +5,13 @@ For each algorithm, the default config on its task builds the learner of each fr
 on random contract-valid batches are timed, the frameworks taking turns (A B A B) so a neighbour's load
 falls on both. Prints ms per gradient step, wall and CPU (median of the repeats), and the torch/TF ratio.
 
+``--solve SEED ...`` measures what the per-step cost is for: the default run with ``stop_when_solved=True``,
+per seed one framework after the other, its wall and CPU seconds (the CPU of the whole call, building the
+agent included) and the median of each with the torch/TF ratio.
+
     python benchmarks/update_cost.py                              # all five, 5 bursts each
     python benchmarks/update_cost.py --algos sac td3 --repeats 9
+    python benchmarks/update_cost.py --solve 101 102 103 104 105  # time to solve on unseen seeds
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import time
 
 import numpy as np
 
+import rlkit
 from rlkit.api import ALGORITHMS
 
 #: Each algorithm's task, the one its defaults were chosen on.
@@ -72,12 +78,49 @@ def measure(algo: str, frameworks: list[str], repeats: int) -> dict[str, dict[st
     }
 
 
+def solve(algo: str, frameworks: list[str], seeds: list[int]) -> dict[str, dict[str, list]]:
+    """Steps, wall and CPU seconds to solve of each framework's default run, the frameworks taking turns."""
+    results = {fw: {"steps": [], "wall": [], "cpu": []} for fw in frameworks}
+    for seed in seeds:
+        for fw in frameworks:
+            cpu = time.process_time()
+            result = rlkit.train(algo, env=TASKS[algo], framework=fw, seed=seed, progress=False, stop_when_solved=True)
+            cpu = time.process_time() - cpu
+            step = "-" if result.solved_at_step is None else f"{result.solved_at_step:,}"
+            print(f"{algo:<8} {fw:<9} {seed:>5} {step:>8} {result.wall_time:>7.1f} {cpu:>6.1f}", flush=True)
+            # an unsolved run counts with its whole budget's time (the median row says how many solved)
+            if result.solved_at_step is not None:
+                results[fw]["steps"].append(result.solved_at_step)
+            results[fw]["wall"].append(result.wall_time)
+            results[fw]["cpu"].append(cpu)
+    return results
+
+
+def print_solve(algo: str, results: dict[str, dict[str, list]], seeds: list[int]) -> None:
+    """Each framework's medians (steps of the solved runs, wall and CPU of all) and the torch/TF ratio."""
+    medians = {
+        fw: {key: float(np.median(v)) if v else float("nan") for key, v in r.items()} for fw, r in results.items()
+    }
+    for fw, m in medians.items():
+        solved = len(results[fw]["steps"])
+        print(f"{algo:<8} {fw:<9} median {solved}/{len(seeds)} {m['steps']:>8,.0f} {m['wall']:>7.1f} {m['cpu']:>6.1f}")
+    if len(medians) == 2:
+        ratio = {key: medians["torch"][key] / medians["tf"][key] for key in ("wall", "cpu")}
+        print(f"{algo:<8} torch/tf {'':>24} {ratio['wall']:>7.2f} {ratio['cpu']:>6.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--algos", nargs="+", default=list(TASKS), choices=list(TASKS))
     parser.add_argument("--frameworks", nargs="+", default=["torch", "tf"], choices=["torch", "tf"])
     parser.add_argument("--repeats", type=int, default=5, help="timed bursts per framework (median reported)")
+    parser.add_argument("--solve", nargs="+", type=int, metavar="SEED", help="time to solve on these seeds")
     args = parser.parse_args()
+    if args.solve:
+        print(f"{'algo':<8} {'framework':<9} {'seed':>5} {'solved':>8} {'wall s':>7} {'CPU s':>6}")
+        for algo in args.algos:
+            print_solve(algo, solve(algo, args.frameworks, args.solve), args.solve)
+        return
     print(f"{'algo':<8} {'framework':<9} {'first burst s':>13} {'wall ms/step':>12} {'CPU ms/step':>11}")
     for algo in args.algos:
         results = measure(algo, args.frameworks, args.repeats)
