@@ -185,8 +185,10 @@ def test_discounts_weights_and_td_errors_agree(rng):
     assert float(tf_out[0]) == pytest.approx(float(torch_out[0]), rel=1e-6)
     np.testing.assert_allclose(np.array(tf_out[2]), torch_out[2].numpy(), rtol=1e-5, atol=1e-6)
     bursts = {name: np.stack([values, values[::-1]]) for name, values in batch.items()}
-    torch_learner.update_many(bursts)
-    tf_learner.update_many(bursts)
+    torch_metrics, tf_metrics = torch_learner.update_many(bursts), tf_learner.update_many(bursts)
+    # a burst's metrics are the means over its steps, in both frameworks
+    for name in ("loss", "q_mean"):
+        assert tf_metrics[name] == pytest.approx(torch_metrics[name], rel=1e-5)
     assert torch_learner.last_priorities.shape == (2, 64)
     np.testing.assert_allclose(tf_learner.last_priorities, torch_learner.last_priorities, rtol=1e-4, atol=1e-5)
     for a, b in zip(torch_learner.get_weights(), tf_learner.get_weights(), strict=True):

@@ -33,6 +33,7 @@ class Learner(OffPolicyLearner):
         only the actor steps."""
         loss = -q_value(self.critics[0], obs, self.policy(obs)).mean()
         self.actor_optimizer.zero_grad(set_to_none=True)
-        loss.backward()  # differs: TF asks its tape for the actor's gradients only
+        # only the actor's gradients, as TF's tape: not the critics' (never used)
+        loss.backward(inputs=self.actor_parameters)
         self.actor_optimizer.step()
         return loss.detach()

@@ -139,10 +139,8 @@ class NoisyDense(keras.layers.Layer):
     def call(self, x, noise=None):
         if noise is None:  # the mean network: greedy acting and evaluation
             return tf.matmul(x, self.kernel_mu) + self.bias_mu
-        eps_in, eps_out = (
-            scale_noise(noise[: self.in_features]),
-            scale_noise(noise[self.in_features :]),
-        )
+        # the draw comes scaled, f(eps), from split_noise
+        eps_in, eps_out = noise[: self.in_features], noise[self.in_features :]
         kernel = self.kernel_mu + self.kernel_sigma * (
             eps_in[:, None] * eps_out[None, :]
         )
@@ -157,12 +155,16 @@ def apply_layer(layer: keras.layers.Layer, x, noise):
 
 
 def split_noise(layers: list[keras.layers.Layer], noise) -> list:
-    """One slice of the noise draw per layer (in + out values each), or a None per
-    layer."""
+    """One slice of the scaled draw f(noise) per layer (in + out values each), or a
+    None per layer.
+
+    Scaling the whole draw at once costs 3 ops a forward pass, not 6 a layer.
+    """
     if noise is None:
         return [None] * len(layers)
     return tf.split(
-        noise, [layer.in_features + layer.out_features for layer in layers]
+        scale_noise(noise),
+        [layer.in_features + layer.out_features for layer in layers],
     )
 
 

@@ -124,15 +124,20 @@ class OffPolicyLearner:
                 obs_dim, action_dim, outputs, self.n_critics, config, seed
             )
         )
+        # the actor step asks for these gradients only
+        self.actor_parameters = list(self.actor.parameters())
         # fused=True: one kernel for the whole Adam step, 2.4x faster than the
         # default loop on CPU
         self.actor_optimizer = torch.optim.Adam(
-            self.actor.parameters(), lr=config.actor_lr, fused=True
+            self.actor_parameters, lr=config.actor_lr, fused=True
         )
         self.critic_optimizer = torch.optim.Adam(
             self.critics.parameters(), lr=config.critic_lr, fused=True
         )
         self.gradient_steps = 0  # differs: TF keeps this count in a tf.Variable
+        # differs: constant metric terms, made once (TF's graph makes them once too)
+        self.zero = torch.zeros((), device=self.device)
+        self.one = torch.ones((), device=self.device)
         # new replay priorities of the last burst, (K, B)
         self.last_priorities = np.zeros((0, 0), dtype=np.float32)
 
@@ -190,7 +195,8 @@ class OffPolicyLearner:
     ):
         """Run :meth:`train_step` on each batch along the leading axis; the summed
         metric terms, priorities."""
-        totals, priorities = torch.zeros(5, device=self.device), []
+        # differs: torch sums the terms once, after the loop (one op, not two a step)
+        terms, priorities = [], []
         # differs: TF runs this loop inside its graph (tf.range)
         for i in range(obs.shape[0]):
             batch = (
@@ -202,9 +208,10 @@ class OffPolicyLearner:
                 discounts[i],
                 weights[i],
             )
-            *terms, priority = self.train_step(*batch, noise[i])
-            totals += torch.stack(terms)
+            *step_terms, priority = self.train_step(*batch, noise[i])
+            terms += step_terms
             priorities.append(priority)  # differs: TF writes into a tf.TensorArray
+        totals = torch.stack(terms).reshape(-1, len(step_terms)).sum(dim=0)
         return totals, torch.stack(priorities)
 
     def train_step(
@@ -219,11 +226,11 @@ class OffPolicyLearner:
         batch = (obs, actions, rewards, next_obs, terminated, discounts, weights)
         critic_loss, q_mean, td_errors = self.critic_step(*batch, noise, alpha)
         self.gradient_steps += 1
-        actor_loss = torch.zeros((), device=self.device)
-        actor_steps = torch.zeros((), device=self.device)
+        # differs: torch reuses two constant tensors (no allocation a step)
+        actor_loss, actor_steps = self.zero, self.zero
         if self.policy_due():
             actor_loss = self.actor_step(obs, noise, alpha)
-            actor_steps = torch.ones((), device=self.device)
+            actor_steps = self.one
             self.update_targets()
         return critic_loss, q_mean, actor_loss, actor_steps, alpha, td_errors
 
@@ -271,7 +278,7 @@ class OffPolicyLearner:
         loss.backward()
         self.critic_optimizer.step()
         # priorities cost a few ops per step: computed only when prioritized
-        td_errors = torch.zeros((), device=self.device)
+        td_errors = self.zero
         if self.config.prioritized:
             td_errors = (
                 torch.stack([(q - targets).abs() for q in q_values])
@@ -302,14 +309,14 @@ class OffPolicyLearner:
     def alpha(self) -> torch.Tensor:
         """The entropy temperature (0 for the deterministic actors; SAC learns
         it)."""
-        return torch.zeros((), device=self.device)
+        return self.zero
 
     def update_targets(self) -> None:
         """target <- target + tau * (online - target), in place, for the critics and
         the target actor."""
-        with torch.no_grad():
-            for target, online in self.target_pairs():
-                target.lerp_(online, self.config.tau)
+        targets, onlines = zip(*self.target_pairs(), strict=True)
+        with torch.no_grad():  # one foreach call, not one lerp_ per tensor
+            torch._foreach_lerp_(targets, onlines, self.config.tau)
 
     def target_pairs(self) -> list:
         """(target, online) parameter pairs of the critics and the actor (SAC,

@@ -90,7 +90,8 @@ class Learner(OffPolicyLearner):
         actions, log_probs = self.sample(obs, noise[1])
         loss = (alpha * log_probs - self.min_q(self.critics, obs, actions)).mean()
         self.actor_optimizer.zero_grad(set_to_none=True)
-        loss.backward()  # differs: TF asks its tape for the actor's gradients only
+        # only the actor's gradients, as TF's tape: not the critics' (never used)
+        loss.backward(inputs=self.actor_parameters)
         self.actor_optimizer.step()
         if self.config.auto_alpha:
             self.alpha_step(log_probs.detach())
