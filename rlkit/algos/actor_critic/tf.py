@@ -94,15 +94,12 @@ class ActorCriticLearner:
         update_spec += [tf.TensorSpec((None, None, None), tf.int64), scalar, scalar]
         # differs: torch runs eagerly; TF traces each of these once into a graph
         # (fixed signatures: no retracing). A whole update (every epoch and
-        # minibatch) is then one call, and so is each batched evaluation.
+        # minibatch) is then one call, and so is the rollout's batched evaluation.
         self.train_update = tf.function(
             self.train_update, input_signature=update_spec
         )
-        self.critic_values = tf.function(
-            self.critic_values, input_signature=[obs_spec]
-        )
-        self.log_prob_entropy = tf.function(
-            self.log_prob_entropy, input_signature=[obs_spec, action_spec]
+        self.rollout_outputs = tf.function(
+            self.rollout_outputs, input_signature=[obs_spec, action_spec]
         )
 
     def parameters(self) -> list[tf.Variable]:
@@ -115,18 +112,23 @@ class ActorCriticLearner:
             *log_std,
         ]
 
-    def values(self, obs: np.ndarray) -> np.ndarray:
-        """V(s) for a batch of observations (one batched call after each rollout)."""
-        return self.critic_values(tf.constant(obs)).numpy()
+    def values_and_log_probs(
+        self, obs: np.ndarray, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """V(s) for a rollout's observations (the one after its last step included)
+        and log pi(a|s) for the first ``len(actions)`` of them (the "old"
+        log-probabilities): one batched call after each rollout."""
+        values, log_probs = self.rollout_outputs(
+            tf.constant(obs), tf.constant(actions)
+        )
+        return values.numpy(), log_probs.numpy()
+
+    def rollout_outputs(self, obs, actions):
+        log_probs = self.log_prob_entropy(obs[: tf.shape(actions)[0]], actions)[0]
+        return self.critic_values(obs), log_probs
 
     def critic_values(self, obs):
         return tf.squeeze(self.critic(obs, training=False), -1)
-
-    def log_probs(self, obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """log pi(a|s) for a batch (the "old" log-probabilities of a rollout)."""
-        return self.log_prob_entropy(tf.constant(obs), tf.constant(actions))[
-            0
-        ].numpy()
 
     def update(
         self,
