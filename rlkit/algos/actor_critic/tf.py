@@ -99,7 +99,9 @@ class ActorCriticLearner:
             self.train_update, input_signature=update_spec
         )
         self.rollout_outputs = tf.function(
-            self.rollout_outputs, input_signature=[obs_spec, action_spec]
+            self.rollout_outputs,
+            input_signature=[obs_spec, action_spec],
+            autograph=False,  # no Python loop or branch on a tensor to rewrite
         )
 
     def parameters(self) -> list[tf.Variable]:
@@ -187,6 +189,9 @@ class ActorCriticLearner:
                 break
         return tf.concat([totals / epochs, epochs[None]], axis=0)
 
+    # differs: autograph need not rewrite this step and what it calls (no Python
+    # loop or branch on a tensor there); the loops above are all it has to convert
+    @tf.autograph.experimental.do_not_convert
     def train_minibatch(
         self,
         obs,
