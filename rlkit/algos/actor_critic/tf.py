@@ -103,6 +103,7 @@ class ActorCriticLearner:
             input_signature=[obs_spec, action_spec],
             autograph=False,  # no Python loop or branch on a tensor to rewrite
         )
+        self.read_parameters = tf.function(self.read_parameters)
 
     def parameters(self) -> list[tf.Variable]:
         """Actor, critic and (continuous actions) log std, in :meth:`get_weights`
@@ -289,7 +290,12 @@ class ActorCriticLearner:
     def get_weights(self) -> list[np.ndarray]:
         """``[actor W0, b0, ..., critic W0, b0, ...(, log_std)]``, each kernel as
         (in, out) (Keras' layout)."""
-        return [np.array(variable) for variable in self.parameters()]
+        # differs: one traced call reads every variable; an eager read of each costs
+        # 4x as much (~0.4 ms in all), twice per rollout (acting copy, NaN check)
+        return [value.numpy() for value in self.read_parameters()]
+
+    def read_parameters(self):
+        return [tf.identity(variable) for variable in self.parameters()]
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
         """Load weights in :meth:`get_weights` order."""
