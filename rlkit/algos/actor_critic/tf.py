@@ -127,6 +127,7 @@ class ActorCriticLearner:
         return values.numpy(), log_probs.numpy()
 
     def rollout_outputs(self, obs, actions):
+        """The tensors :meth:`values_and_log_probs` returns (traced once)."""
         log_probs = self.log_prob_entropy(obs[: tf.shape(actions)[0]], actions)[0]
         return self.critic_values(obs), log_probs
 
@@ -295,6 +296,7 @@ class ActorCriticLearner:
         return [value.numpy() for value in self.read_parameters()]
 
     def read_parameters(self):
+        """Every variable's value, in :meth:`get_weights` order (traced once)."""
         return [tf.identity(variable) for variable in self.parameters()]
 
     def set_weights(self, weights: list[np.ndarray]) -> None:

@@ -100,6 +100,7 @@ class ActorCriticLearner:
             return values.cpu().numpy(), log_probs.cpu().numpy()
 
     def rollout_outputs(self, obs, actions):
+        """The tensors :meth:`values_and_log_probs` returns."""
         log_probs = self.log_prob_entropy(obs[: len(actions)], actions)[0]
         return self.critic_values(obs), log_probs
 
