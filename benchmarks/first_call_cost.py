@@ -2,9 +2,10 @@
 
 For PPO and A2C with their CartPole-v1 defaults (PPO also with its Pendulum-v1 ones), in each framework,
 in a fresh process per measurement (tracing caches are per process): seconds to build the learner, to
-compute the first rollout's values and old log-probabilities and run the first update on it, and then
-milliseconds per such update once everything is traced. The frameworks alternate (torch, tf, torch, ...)
-so that a busy machine slows both alike. Wall and CPU seconds are both reported.
+compute the first rollout's values and old log-probabilities, run the first update on it and read the
+weights back (all a rollout asks of the learner), and then milliseconds per such rollout once traced.
+The frameworks alternate (torch, tf, torch, ...) so that a busy machine slows both alike.
+Wall and CPU seconds are both reported.
 
     python benchmarks/first_call_cost.py                     # 3 repeats of each case
     python benchmarks/first_call_cost.py --repeats 5 --updates 50
@@ -63,6 +64,7 @@ def measure(algo: str, env: str, framework: str, updates: int) -> dict:
 
     start = clocks()
     learner = agent_class.learner_class(framework)(obs_dim, n_actions, action["discrete"], config, 0)
+    learner.get_weights()  # the agent's first refresh, when it is built
     result["build"] = since(start)
 
     def one_update() -> None:  # what RolloutLoop.advance asks of the learner per rollout
@@ -76,7 +78,9 @@ def measure(algo: str, env: str, framework: str, updates: int) -> dict:
             "old_values": values[:size].astype(np.float32),
         }
         minibatches = np.stack([minibatch_indices(size, config.num_minibatches, rng) for _ in range(config.epochs)])
+        learner.set_learning_rate(config.learning_rate)
         learner.update(batch, minibatches, config.clip_range, np.inf)
+        learner.get_weights(), learner.get_weights()  # the acting copy's refresh, the NaN check
 
     start = clocks()
     one_update()
@@ -109,7 +113,7 @@ def main() -> None:
                 output = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
                 runs[framework].append(json.loads(output.strip().splitlines()[-1]))
         print(f"== {algo} on {task} (medians of {args.repeats} processes; wall / CPU)")
-        print(f"{'framework':<9} {'build s':>13} {'first update s':>15} {'ms per update':>15}")
+        print(f"{'framework':<9} {'build s':>13} {'first update s':>15} {'ms per rollout':>15}")
         for framework, results in runs.items():
             cells = []
             for phase, scale in (("build", "{:.2f}"), ("first_update", "{:.2f}"), ("update_ms", "{:.1f}")):
