@@ -1,7 +1,7 @@
 """The actor-critic agent and training loop, written once for A2C and PPO and both frameworks (numpy only).
 
 Per update: collect ``num_steps`` steps of ``num_envs`` environments, acting through a numpy copy of the
-actor; compute the rollout's values and old log-probabilities in one batched framework call each; compute
+actor; compute the rollout's values and old log-probabilities in one batched framework call; compute
 GAE in numpy; then hand ``epochs`` shuffled passes of minibatch indices to the learner's ``update``.
 """
 
@@ -133,7 +133,7 @@ def entry_point(agent_class: type[ActorCriticAgent], default_total_steps: dict[s
 class RolloutLoop(training.Loop):
     """One on-policy run as an object (see :class:`~rlkit.algos.training.Loop`): per ``advance``, collect
     ``num_steps`` steps of ``num_envs`` environments acting through the numpy actor, compute the rollout's
-    values and old log-probabilities in one batched call each, GAE in numpy, then ``epochs`` shuffled passes
+    values and old log-probabilities in one batched call, GAE in numpy, then ``epochs`` shuffled passes
     of minibatches in the learner's ``update``. The plan is a whole number of rollouts."""
 
     def __init__(self, agent: ActorCriticAgent, envs, seed: int, rng, plan: int) -> None:
@@ -164,9 +164,9 @@ class RolloutLoop(training.Loop):
         check_rollout({"rewards": buffer.rewards, "obs": buffer.obs}, step)  # before learning from it
 
         obs_dim = agent.obs_dim
-        values = learner.values(buffer.obs.reshape(-1, obs_dim)).reshape(config.num_steps + 1, config.num_envs)
         flat_actions = buffer.actions.reshape(self.rollout, *buffer.actions.shape[2:])
-        old_log_probs = learner.log_probs(buffer.obs[:-1].reshape(-1, obs_dim), flat_actions)
+        values, old_log_probs = learner.values_and_log_probs(buffer.obs.reshape(-1, obs_dim), flat_actions)
+        values = values.reshape(config.num_steps + 1, config.num_envs)
         advantages, value_targets = compute_gae(
             buffer.rewards, values, buffer.terminated, buffer.dones, buffer.valid, config.gamma, config.gae_lambda
         )

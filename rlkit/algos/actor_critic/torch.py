@@ -86,26 +86,26 @@ class ActorCriticLearner:
         log_std = [] if self.log_std is None else [self.log_std]
         return [*self.actor.parameters(), *self.critic.parameters(), *log_std]
 
-    def values(self, obs: np.ndarray) -> np.ndarray:
-        """V(s) for a batch of observations (one batched call after each rollout)."""
+    def values_and_log_probs(
+        self, obs: np.ndarray, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """V(s) for a rollout's observations (the one after its last step included)
+        and log pi(a|s) for the first ``len(actions)`` of them (the "old"
+        log-probabilities): one batched call after each rollout."""
         with torch.inference_mode():
-            obs = torch.as_tensor(obs, device=self.device)
-            return self.critic_values(obs).cpu().numpy()
+            values, log_probs = self.rollout_outputs(
+                torch.as_tensor(obs, device=self.device),
+                torch.as_tensor(actions, device=self.device),
+            )
+            return values.cpu().numpy(), log_probs.cpu().numpy()
+
+    def rollout_outputs(self, obs, actions):
+        """The tensors :meth:`values_and_log_probs` returns."""
+        log_probs = self.log_prob_entropy(obs[: len(actions)], actions)[0]
+        return self.critic_values(obs), log_probs
 
     def critic_values(self, obs):
         return self.critic(obs).squeeze(-1)
-
-    def log_probs(self, obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """log pi(a|s) for a batch (the "old" log-probabilities of a rollout)."""
-        with torch.inference_mode():
-            return (
-                self.log_prob_entropy(
-                    torch.as_tensor(obs, device=self.device),
-                    torch.as_tensor(actions, device=self.device),
-                )[0]
-                .cpu()
-                .numpy()
-            )
 
     def update(
         self,
