@@ -29,7 +29,7 @@ libraries. Each record keeps when it was measured and the load average around it
     python benchmarks/compare_sb3.py --append --libraries sb3              # SB3's runs only
     python benchmarks/compare_sb3.py --append --redo --libraries rlkit-torch rlkit-tf  # re-measure rlkit
     python benchmarks/compare_sb3.py --summarize                          # recompute the summary only
-    python benchmarks/compare_sb3.py --table                              # RESULTS.md's table of the file
+    python benchmarks/compare_sb3.py --table results                      # RESULTS.md's table of the file
 
 Needs the ``benchmark`` extra (``pip install -e '.[benchmark]'``: stable-baselines3). Summaries are the
 interquartile mean over seeds with a 95% bootstrap interval (rliable's convention, computed here in numpy).
@@ -369,6 +369,21 @@ def markdown_table(summary: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def readme_table(summary: list[dict]) -> str:
+    """The short table of the README: per pair and run, seeds solved, median steps and CPU s to solve."""
+    cells: dict[tuple, dict[tuple, str]] = {}
+    for row in summary:
+        steps, cpu = row["median_steps_to_solve"], row["median_cpu_s_to_solve"]
+        text = f"{row['solved']}/{row['seeds']}" + ("" if cpu is None else f", {steps:,.0f} steps, {cpu:.1f} s")
+        cells.setdefault((row["algo"], row["env"]), {})[row["library"], row["framework"]] = text
+    lines = ["| algorithm, task | rlkit torch | rlkit TF | SB3, RL-Zoo settings |", "|---|---|---|---|"]
+    for algo, env_id in PAIRS:
+        if (algo, env_id) in cells and all(run in cells[algo, env_id] for run in RUNS):
+            name = f"{algo.upper()}, {env_id} ({solve_threshold(env_id):g})"
+            lines.append(f"| {name} | " + " | ".join(cells[algo, env_id][run] for run in RUNS) + " |")
+    return "\n".join(lines)
+
+
 def _versions() -> dict[str, str]:
     from importlib.metadata import version
 
@@ -415,7 +430,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--append", action="store_true", help="keep the runs already in --out, skip those pairs/seeds")
     parser.add_argument("--summarize", action="store_true", help="only recompute the summary of --out")
-    parser.add_argument("--table", action="store_true", help="print the summary of --out as RESULTS.md's table")
+    parser.add_argument(
+        "--table", choices=["results", "readme"], help="print --out's summary as a table: RESULTS.md's or the README's"
+    )
     parser.add_argument(
         "--libraries", nargs="+", default=list(LIBRARY_NAMES), choices=list(LIBRARY_NAMES), help="runs to make"
     )
@@ -431,7 +448,8 @@ def main() -> None:
         pairs.append((algo, env_id))
 
     if args.table:
-        print(markdown_table(summarize(json.loads(args.out.read_text())["runs"])))
+        table = {"results": markdown_table, "readme": readme_table}[args.table]
+        print(table(summarize(json.loads(args.out.read_text())["runs"])))
         return
     previous = json.loads(args.out.read_text()) if (args.append or args.summarize) and args.out.exists() else {}
     commands = previous.get("commands", [])
