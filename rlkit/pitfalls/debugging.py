@@ -24,6 +24,7 @@ import gymnasium as gym
 import numpy as np
 
 from rlkit.buffers import ReplayBuffer
+from rlkit.hardware import configure_tensorflow, configure_torch
 from rlkit.nets import init_mlp_weights, mlp_forward
 
 
@@ -218,18 +219,29 @@ def nan_tool_cost(framework: str, repeats: int = 50) -> dict[str, float]:
     obs = rng.normal(size=(64, 4)).astype(np.float32)
     weights = init_mlp_weights([4, 64, 64, 1], seed=0)
 
-    def best_of_three(step) -> float:
+    def microseconds(step) -> float:
+        start = time.perf_counter()
+        for _ in range(repeats):
+            step()
+        return (time.perf_counter() - start) / repeats * 1e6
+
+    def best_of_five(step, tool: Callable[[], contextlib.AbstractContextManager]) -> tuple[float, float]:
+        """The fastest of five rounds without and with the tool, the two taking turns within each round, so
+        that a neighbour's load on a shared machine slows both alike."""
         step()
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            for _ in range(repeats):
-                step()
-            times.append((time.perf_counter() - start) / repeats * 1e6)
-        return min(times)
+        with tool():
+            step()
+        plain, checked = [], []
+        for _ in range(5):
+            plain.append(microseconds(step))
+            with tool():
+                checked.append(microseconds(step))
+        return min(plain), min(checked)
 
     if framework == "torch":
         import torch
+
+        configure_torch()  # one thread, as rlkit's learners: two threads on a busy core cost 10x
 
         params = [torch.tensor(w, requires_grad=True) for w in weights]
         x = torch.from_numpy(obs)
@@ -238,14 +250,18 @@ def nan_tool_cost(framework: str, repeats: int = 50) -> dict[str, float]:
             h = torch.relu(torch.relu(x @ params[0] + params[1]) @ params[2] + params[3])
             (h @ params[4] + params[5]).square().mean().backward()
 
-        plain = best_of_three(step)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with torch.autograd.detect_anomaly():
-                checked = best_of_three(step)
+        @contextlib.contextmanager
+        def anomaly_mode():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with torch.autograd.detect_anomaly():
+                    yield
+
+        plain, checked = best_of_five(step, anomaly_mode)
     elif framework == "tf":
         import tensorflow as tf
 
+        configure_tensorflow()
         variables = [tf.Variable(w) for w in weights]
 
         def step():
@@ -254,9 +270,7 @@ def nan_tool_cost(framework: str, repeats: int = 50) -> dict[str, float]:
                 loss = tf.reduce_mean(tf.square(h @ variables[4] + variables[5]))
             tape.gradient(loss, variables)
 
-        plain = best_of_three(step)
-        with check_numerics():
-            checked = best_of_three(step)
+        plain, checked = best_of_five(step, check_numerics)
     else:
         raise ValueError(f"framework must be 'torch' or 'tf', got {framework!r}")
     return {"plain us": plain, "with the tool us": checked, "slowdown": checked / plain}
