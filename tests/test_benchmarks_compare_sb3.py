@@ -121,7 +121,9 @@ def test_the_results_table_has_a_row_per_run_with_sb3_over_rlkit_on_the_rlkit_ro
     assert cells["SB3"][-1] == "" and cells["SB3"][7] == f"{rows['sb3', 'torch']['budget_steps']:,}"
 
 
-def test_results_md_shows_the_table_of_the_committed_results_file():
+def test_results_md_and_readme_show_the_tables_of_the_committed_results_file():
     committed = json.loads(compare_sb3.RESULTS.read_text())
     table = compare_sb3.markdown_table(compare_sb3.summarize(committed["runs"]))
-    assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `compare_sb3.py --table`"
+    assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `compare_sb3.py --table results`"
+    short = compare_sb3.readme_table(compare_sb3.summarize(committed["runs"]))
+    assert short in (ROOT / "README.md").read_text(), "re-paste `compare_sb3.py --table readme`"
