@@ -211,7 +211,7 @@ class OffPolicyLearner:
             *step_terms, priority = self.train_step(*batch, noise[i])
             terms += step_terms
             priorities.append(priority)  # differs: TF writes into a tf.TensorArray
-        totals = torch.stack(terms).reshape(-1, len(step_terms)).sum(dim=0)
+        totals = torch.stack(terms).reshape(obs.shape[0], -1).sum(dim=0)
         return totals, torch.stack(priorities)
 
     def train_step(
