@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib
 import json
 import multiprocessing
 import os
@@ -173,15 +172,10 @@ class _Recorder(Callback):
 def run_rlkit(
     algo: str, env_id: str, framework: str, seed: int, eval_every: int, max_steps: int | None
 ) -> tuple[Curve, int]:
-    """rlkit's default call on ``env_id`` (its default budget, or ``max_steps`` when smaller)."""
+    """rlkit's default call on ``env_id``: its own default budget (``max_steps`` instead, for smoke tests)."""
     curve = Curve(env_id, seed, eval_every)
-    agent_module = importlib.import_module(rlkit.api.algorithm(algo).agent_class.__module__)
-    # what rlkit.train itself would run: the task's budget, or the algorithm's fallback for a task without one
-    budget = agent_module.DEFAULT_TOTAL_STEPS.get(env_id, agent_module.FALLBACK_TOTAL_STEPS)
-    if max_steps is not None:
-        budget = min(budget, max_steps)
     result = rlkit.train(
-        algo, env=env_id, framework=framework, seed=seed, total_steps=budget, progress=False,
+        algo, env=env_id, framework=framework, seed=seed, total_steps=max_steps, progress=False,
         eval_every=eval_every, eval_episodes=EVAL_EPISODES, callbacks=[_Recorder(curve)],
     )  # fmt: skip
     return curve, result.steps
@@ -425,7 +419,7 @@ def main() -> None:
     parser.add_argument(
         "--workers", type=int, default=1, help="processes in the pool (each runs one seed's three runs)"
     )
-    parser.add_argument("--max-steps", type=int, default=None, help="cap every budget (smoke tests only)")
+    parser.add_argument("--max-steps", type=int, default=None, help="every run's budget (smoke tests only)")
     parser.add_argument("--eval-every", type=int, default=None, help="one schedule for every pair (smoke tests only)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--append", action="store_true", help="keep the runs already in --out, skip those pairs/seeds")
@@ -478,7 +472,7 @@ def main() -> None:
 
     if tasks and not args.summarize:
         context = multiprocessing.get_context("spawn")
-        with context.Pool(args.workers, initializer=_init_worker, maxtasksperchild=None) as pool:
+        with context.Pool(args.workers, initializer=_init_worker) as pool:
             for records in pool.imap_unordered(run_seed, tasks):
                 runs.extend(records)
                 for r in records:
