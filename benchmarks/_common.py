@@ -33,36 +33,44 @@ def until_solved(algo: str, env: str, total_steps: int | None = None, **override
 
 
 def run_table(run: Callable[[str, int], TrainResult], frameworks: list[str], seeds: list[int]) -> None:
-    """Run every (framework, seed), printing a row as each finishes and a summary per framework.
+    """Run every (seed, framework), the frameworks taking turns on each seed (so a neighbour's load falls on
+    both), printing a row as each finishes, a summary per framework and, for two, their ratio.
 
     Beside wall seconds each row gives the run's CPU seconds (process time): on a machine shared with other
     jobs wall time inflates with the contention, CPU time much less. A run stops when solved, so its CPU
     seconds are its CPU time to solve (or its whole budget's, unsolved)."""
     header = f"{'framework':<9} {'seed':>4} {'solved at step':>15} {'time to solve s':>16} {'CPU s':>6} {'wall s':>7}"
     print(header + f" {'steps/s':>8}")
-    for framework in frameworks:
-        solved_steps, solved_times, solved_cpu, rates = [], [], [], []
-        for seed in seeds:
+    solved: dict[str, list[tuple[int, float, float]]] = {framework: [] for framework in frameworks}
+    rates: dict[str, list[float]] = {framework: [] for framework in frameworks}
+    for seed in seeds:
+        for framework in frameworks:
             cpu_start = time.process_time()
             result = run(framework, seed)
             cpu = time.process_time() - cpu_start
-            rate = result.steps / result.wall_time
-            rates.append(rate)
+            rates[framework].append(result.steps / result.wall_time)
             step = "-" if result.solved_at_step is None else f"{result.solved_at_step:,}"
             when = "-" if result.solved_at_time is None else f"{result.solved_at_time:.1f}"
             print(
-                f"{framework:<9} {seed:>4} {step:>15} {when:>16} {cpu:>6.1f} {result.wall_time:>7.1f} {rate:>8.0f}",
+                f"{framework:<9} {seed:>4} {step:>15} {when:>16} {cpu:>6.1f} {result.wall_time:>7.1f}"
+                f" {rates[framework][-1]:>8.0f}",
                 flush=True,
             )
             if result.solved_at_step is not None:
-                solved_steps.append(result.solved_at_step)
-                solved_times.append(result.solved_at_time)
-                solved_cpu.append(cpu)
-        summary = f"{framework}: solved {len(solved_steps)}/{len(seeds)}"
-        if solved_steps:
+                solved[framework].append((result.solved_at_step, result.solved_at_time, cpu))
+    medians = {}
+    for framework in frameworks:
+        summary = f"{framework}: solved {len(solved[framework])}/{len(seeds)}"
+        if solved[framework]:
+            steps, times, cpus = (np.array(column) for column in zip(*solved[framework], strict=True))
+            medians[framework] = np.median(times), np.median(cpus)
             summary += (
-                f", median {np.median(solved_steps):,.0f} steps / {np.median(solved_times):.1f} s"
-                f" / {np.median(solved_cpu):.1f} CPU s"
-                f" (max {max(solved_steps):,} steps / {max(solved_times):.1f} s / {max(solved_cpu):.1f} CPU s)"
+                f", median {np.median(steps):,.0f} steps / {medians[framework][0]:.1f} s"
+                f" / {medians[framework][1]:.1f} CPU s"
+                f" (max {steps.max():,} steps / {times.max():.1f} s / {cpus.max():.1f} CPU s)"
             )
-        print(summary + f", {np.mean(rates):.0f} steps/s\n", flush=True)
+        print(summary + f", {np.mean(rates[framework]):.0f} steps/s", flush=True)
+    if len(medians) == 2 and len(frameworks) == 2:  # both solved some seeds: the ratio of their medians
+        (first, (wall_a, cpu_a)), (second, (wall_b, cpu_b)) = medians.items()
+        print(f"{first}/{second}: {wall_a / wall_b:.2f} time to solve, {cpu_a / cpu_b:.2f} CPU s", flush=True)
+    print(flush=True)

@@ -52,8 +52,10 @@ from pathlib import Path
 import numpy as np
 
 import rlkit
+from rlkit import hardware
 from rlkit.callbacks import Callback
 from rlkit.envs import solve_threshold
+from rlkit.seeding import eval_seed
 
 RESULTS = Path(__file__).parent / "results" / "compare_sb3.json"
 EVAL_EPISODES = 10
@@ -155,7 +157,7 @@ class Curve:
         """rlkit's evaluation, with the episodes rlkit's own schedule would run at ``step``."""
         while self.next_step <= step:
             self.next_step += self.eval_every
-        returns = rlkit.evaluate(policy, self.env_id, EVAL_EPISODES, seed=1_000_000 + 1_000 * self.seed + step)
+        returns = rlkit.evaluate(policy, self.env_id, EVAL_EPISODES, seed=eval_seed(self.seed, step))
         self.record(step, float(returns.mean()))
 
 
@@ -378,21 +380,12 @@ def readme_table(summary: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def _versions() -> dict[str, str]:
-    from importlib.metadata import version
-
-    names = ["torch", "tensorflow-cpu", "keras", "stable-baselines3", "gymnasium", "numpy"]
-    return {"python": platform.python_version(), "rlkit": rlkit.__version__, **{name: version(name) for name in names}}
+def _versions() -> dict[str, str | None]:
+    return {"rlkit": rlkit.__version__, **hardware.versions(extra=("stable-baselines3",))}
 
 
 def _machine() -> str:
-    cpu = platform.processor()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        cpu = next(
-            (line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines() if "model name" in line), cpu
-        )
-    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} logical CPUs ({cpu})"
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} logical CPUs ({hardware.cpu_model()})"
 
 
 def _commit() -> str | None:

@@ -38,7 +38,7 @@ def measure(algo: str, env: str, framework: str, updates: int) -> dict:
     """One learner's phases in this process, each as [wall s, CPU s]; ``update_ms`` per traced update."""
     import rlkit  # noqa: F401  (the package itself, before any framework)
     from rlkit.algos.a2c.agent import A2CAgent
-    from rlkit.algos.actor_critic.agent import minibatch_indices
+    from rlkit.algos.actor_critic.agent import action_dim, minibatch_indices
     from rlkit.algos.ppo.agent import PPOAgent
     from rlkit.envs import make_vec_env, space_info
 
@@ -53,7 +53,7 @@ def measure(algo: str, env: str, framework: str, updates: int) -> dict:
     envs = make_vec_env(env, 1, seed=0)
     action = space_info(envs.single_action_space)
     obs_dim = int(np.prod(envs.single_observation_space.shape))
-    n_actions = int(action["n"]) if action["discrete"] else int(np.prod(action["shape"]))
+    n_actions = action_dim(action)
     rng = np.random.default_rng(0)
     size = config.num_envs * config.num_steps
     obs = rng.normal(size=(size + config.num_envs, obs_dim)).astype(np.float32)

@@ -6,8 +6,8 @@ on random contract-valid batches are timed, the frameworks taking turns (A B A B
 falls on both. Prints ms per gradient step, wall and CPU (median of the repeats), and the torch/TF ratio.
 
 ``--solve SEED ...`` measures what the per-step cost is for: the default run with ``stop_when_solved=True``,
-per seed one framework after the other, its wall and CPU seconds (the CPU of the whole call, building the
-agent included) and the median of each with the torch/TF ratio.
+per seed one framework after the other (``_common.run_table``), its steps, wall and CPU seconds to solve and
+their medians with the torch/TF ratio.
 
     python benchmarks/update_cost.py                              # all five, 5 bursts each
     python benchmarks/update_cost.py --algos sac td3 --repeats 9
@@ -20,21 +20,29 @@ import argparse
 import time
 
 import numpy as np
+from _common import run_table, until_solved
 
-import rlkit
+from rlkit.algos.actor_critic.agent import action_dim
 from rlkit.api import ALGORITHMS
+from rlkit.envs import make_env, space_info
 
 #: Each algorithm's task, the one its defaults were chosen on.
 TASKS = {"dqn": "CartPole-v1", "rainbow": "CartPole-v1", "ddpg": "Pendulum-v1", "td3": "Pendulum-v1"}
 TASKS["sac"] = "Pendulum-v1"
-#: Observation size and actions (discrete: their number; continuous: their dimension) of each task.
-SPACES = {"CartPole-v1": (4, 2), "Pendulum-v1": (3, 1)}
+
+
+def task_sizes(env_id: str) -> tuple[int, int]:
+    """Observation size and actions (discrete: their number; continuous: their dimension) of a task."""
+    env = make_env(env_id)
+    sizes = int(np.prod(env.observation_space.shape)), action_dim(space_info(env.action_space))
+    env.close()
+    return sizes
 
 
 def random_burst(algo: str, learner, config, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """K batches of random transitions that satisfy the learner's contract (fields stacked as (K, B, ...))."""
     k, b = config.gradient_steps, config.batch_size
-    obs_dim, actions = SPACES[TASKS[algo]]
+    obs_dim, actions = task_sizes(TASKS[algo])
     burst = {
         "obs": rng.standard_normal((k, b, obs_dim), dtype=np.float32),
         "rewards": rng.standard_normal((k, b), dtype=np.float32),
@@ -62,7 +70,7 @@ def measure(algo: str, frameworks: list[str], repeats: int) -> dict[str, dict[st
     """First-burst seconds and median ms per gradient step (wall, CPU) of each framework's learner."""
     entry = ALGORITHMS[algo]
     config = entry.config_class.for_env(TASKS[algo])
-    obs_dim, actions = SPACES[TASKS[algo]]
+    obs_dim, actions = task_sizes(TASKS[algo])
     learners = {fw: entry.agent_class.learner_class(fw)(obs_dim, actions, config, seed=0) for fw in frameworks}
     rng = np.random.default_rng(0)
     bursts = [random_burst(algo, learners[frameworks[0]], config, rng) for _ in range(2)]
@@ -78,37 +86,6 @@ def measure(algo: str, frameworks: list[str], repeats: int) -> dict[str, dict[st
     }
 
 
-def solve(algo: str, frameworks: list[str], seeds: list[int]) -> dict[str, dict[str, list]]:
-    """Steps, wall and CPU seconds to solve of each framework's default run, the frameworks taking turns."""
-    results = {fw: {"steps": [], "wall": [], "cpu": []} for fw in frameworks}
-    for seed in seeds:
-        for fw in frameworks:
-            cpu = time.process_time()
-            result = rlkit.train(algo, env=TASKS[algo], framework=fw, seed=seed, progress=False, stop_when_solved=True)
-            cpu = time.process_time() - cpu
-            step = "-" if result.solved_at_step is None else f"{result.solved_at_step:,}"
-            print(f"{algo:<8} {fw:<9} {seed:>5} {step:>8} {result.wall_time:>7.1f} {cpu:>6.1f}", flush=True)
-            # an unsolved run counts with its whole budget's time (the median row says how many solved)
-            if result.solved_at_step is not None:
-                results[fw]["steps"].append(result.solved_at_step)
-            results[fw]["wall"].append(result.wall_time)
-            results[fw]["cpu"].append(cpu)
-    return results
-
-
-def print_solve(algo: str, results: dict[str, dict[str, list]], seeds: list[int]) -> None:
-    """Each framework's medians (steps of the solved runs, wall and CPU of all) and the torch/TF ratio."""
-    medians = {
-        fw: {key: float(np.median(v)) if v else float("nan") for key, v in r.items()} for fw, r in results.items()
-    }
-    for fw, m in medians.items():
-        solved = len(results[fw]["steps"])
-        print(f"{algo:<8} {fw:<9} median {solved}/{len(seeds)} {m['steps']:>8,.0f} {m['wall']:>7.1f} {m['cpu']:>6.1f}")
-    if len(medians) == 2:
-        ratio = {key: medians["torch"][key] / medians["tf"][key] for key in ("wall", "cpu")}
-        print(f"{algo:<8} torch/tf {'':>24} {ratio['wall']:>7.2f} {ratio['cpu']:>6.2f}", flush=True)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--algos", nargs="+", default=list(TASKS), choices=list(TASKS))
@@ -117,9 +94,9 @@ def main() -> None:
     parser.add_argument("--solve", nargs="+", type=int, metavar="SEED", help="time to solve on these seeds")
     args = parser.parse_args()
     if args.solve:
-        print(f"{'algo':<8} {'framework':<9} {'seed':>5} {'solved':>8} {'wall s':>7} {'CPU s':>6}")
         for algo in args.algos:
-            print_solve(algo, solve(algo, args.frameworks, args.solve), args.solve)
+            print(f"== {algo} on {TASKS[algo]}, default run")
+            run_table(until_solved(algo, TASKS[algo]), args.frameworks, args.solve)
         return
     print(f"{'algo':<8} {'framework':<9} {'first burst s':>13} {'wall ms/step':>12} {'CPU ms/step':>11}")
     for algo in args.algos:

@@ -104,15 +104,29 @@ def nvidia_driver() -> str | None:
     return found.group(1) if found else text.splitlines()[0]
 
 
-def versions() -> dict[str, str | None]:
-    """Installed versions, read from package metadata: nothing is imported."""
+def versions(extra: tuple[str, ...] = ()) -> dict[str, str | None]:
+    """Installed versions of rlkit's packages and of ``extra`` ones, read from package metadata: nothing is
+    imported. A package that is not installed maps to None."""
     found: dict[str, str | None] = {"python": platform.python_version()}
-    for name in PACKAGES:
+    for name in (*PACKAGES, *extra):
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             found[name] = None
     return found
+
+
+def cpu_model() -> str:
+    """The processor's name as the kernel reports it (``/proc/cpuinfo`` on Linux), else what Python knows.
+
+    Timings mean little without it: two "x86_64" machines can differ twofold per core.
+    """
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        lines = []
+    names = [line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")]
+    return names[0] if names else platform.processor() or platform.machine()
 
 
 def report(probe_frameworks: bool = False) -> dict:
@@ -124,6 +138,7 @@ def report(probe_frameworks: bool = False) -> dict:
     info: dict = {
         "platform": platform.platform(),
         "machine": platform.machine(),
+        "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
         "versions": versions(),
         "rlkit_threads": default_threads(),

@@ -33,3 +33,12 @@ def seed_everything(seed: int) -> np.random.Generator:
     if "tensorflow" in sys.modules:
         sys.modules["tensorflow"].random.set_seed(seed)
     return np.random.default_rng(seed)
+
+
+def eval_seed(run_seed: int, step: int) -> int:
+    """The seed of the evaluation episodes a run of seed ``run_seed`` plays at environment step ``step``.
+
+    New episodes at every evaluation (a million seeds above the small ones runs are trained with), and the
+    same ones for any library that asks: the SB3 benchmark evaluates Stable-Baselines3's runs on them too.
+    """
+    return 1_000_000 + 1_000 * run_seed + step

@@ -122,6 +122,18 @@ def test_the_results_table_has_a_row_per_run_with_sb3_over_rlkit_on_the_rlkit_ro
     assert cells["SB3"][-1] == "" and cells["SB3"][7] == f"{rows['sb3', 'torch']['budget_steps']:,}"
 
 
+def test_a_measured_ratio_is_printed_on_its_rlkit_row_with_two_decimals():
+    summary = compare_sb3.summarize(json.loads(compare_sb3.RESULTS.read_text())["runs"])
+    row = next(r for r in summary if r["library"] == "rlkit" and r["sb3_over_this_cpu_s_to_solve"] is not None)
+    label = {"torch": "rlkit torch", "tf": "rlkit TF"}[row["framework"]]
+    line = next(
+        line
+        for line in compare_sb3.markdown_table(summary).splitlines()
+        if line.startswith(f"| {row['algo'].upper()}, {row['env']} | {label} |")
+    )
+    assert line.split("|")[-2].strip() == f"{row['sb3_over_this_cpu_s_to_solve']:.2f}"
+
+
 def test_results_md_and_readme_show_the_tables_of_the_committed_results_file():
     committed = json.loads(compare_sb3.RESULTS.read_text())
     table = compare_sb3.markdown_table(compare_sb3.summarize(committed["runs"]))

@@ -109,15 +109,17 @@ def test_updates_agree_step_by_step(variant, rng):
         np.testing.assert_allclose(target_q(tf_learner, probe), target_q(torch_learner, probe), rtol=1e-4, atol=1e-5)
 
 
-def test_a_burst_equals_the_same_steps_one_by_one(rng):
-    one_by_one, burst = twins()[1], twins()[1]
+@pytest.mark.parametrize("framework", [0, 1], ids=["torch", "tf"])
+def test_a_burst_equals_the_same_steps_one_by_one_and_reports_their_mean_metrics(framework, rng):
+    one_by_one, burst = twins()[framework], twins()[framework]
     batches = [dqn_batch(rng, n_actions=3) for _ in range(3)]
-    for batch in batches:
-        one_by_one.update(batch)
-    burst.update_many({name: np.stack([b[name] for b in batches]) for name in batches[0]})
+    steps = [one_by_one.update(batch) for batch in batches]
+    metrics = burst.update_many({name: np.stack([b[name] for b in batches]) for name in batches[0]})
     assert burst.gradient_steps == one_by_one.gradient_steps == 3
     for a, b in zip(one_by_one.get_weights(), burst.get_weights(), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    for name in ("loss", "q_mean"):
+        assert metrics[name] == pytest.approx(np.mean([step[name] for step in steps]), rel=1e-5), name
 
 
 def test_hard_target_copies_happen_on_schedule_inside_the_tf_graph(rng):

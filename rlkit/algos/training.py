@@ -14,6 +14,7 @@ from rlkit.evaluate import evaluate
 from rlkit.learner_state import learner_state, load_learner_state
 from rlkit.logger import History, Logger
 from rlkit.result import TrainResult
+from rlkit.seeding import eval_seed
 from rlkit.state import object_state, restore_object
 
 
@@ -72,8 +73,8 @@ class Evaluations:
         """Evaluate now; returns True when this evaluation is the first to reach the solve threshold."""
         while self.next_step <= step:  # the next multiple of eval_every (an extra evaluation at a run's end
             self.next_step += self.config.eval_every  # must not push the schedule of a continued run)
-        eval_seed = 1_000_000 + 1_000 * self.seed + step  # new episodes each time, never the training ones
-        returns = evaluate(self.agent, self.agent.training_env, self.config.eval_episodes, seed=eval_seed)
+        seed = eval_seed(self.seed, step)
+        returns = evaluate(self.agent, self.agent.training_env, self.config.eval_episodes, seed=seed)
         mean_return = float(returns.mean())
         self.logger.log(step, eval_return=mean_return)
         if mean_return > self.best_return:
