@@ -129,6 +129,28 @@ def cpu_model() -> str:
     return names[0] if names else platform.processor() or platform.machine()
 
 
+def cpu_vendor() -> str | None:
+    """The processor's vendor string (``GenuineIntel``, ``AuthenticAMD``, ...) on Linux, else None."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return None
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("vendor_id")), None)
+
+
+def blas_note(info: dict) -> str | None:
+    """A warning when torch's matrix products run in Intel MKL on a CPU that is not Intel's.
+
+    MKL chooses its kernels by the CPU's vendor, not only by its instructions: on AMD processors it takes a
+    generic path (measured on an AMD EPYC: a 256x64 @ 64x64 product 2.2x slower, a replay gradient step 10-27%;
+    ``benchmarks/blas_path.py``). TensorFlow's oneDNN is not affected, so torch-vs-TF timings differ by CPU.
+    """
+    vendor, torch_info = info.get("cpu_vendor"), info.get("torch") or {}
+    if torch_info.get("blas") == "mkl" and vendor is not None and vendor != "GenuineIntel":
+        return f"torch multiplies matrices with Intel MKL, which takes a slower path on {vendor} CPUs"
+    return None
+
+
 def report(probe_frameworks: bool = False) -> dict:
     """Versions, devices, CUDA/cuDNN build versions and thread settings.
 
@@ -139,6 +161,7 @@ def report(probe_frameworks: bool = False) -> dict:
         "platform": platform.platform(),
         "machine": platform.machine(),
         "cpu": cpu_model(),
+        "cpu_vendor": cpu_vendor(),
         "cpu_count": os.cpu_count(),
         "versions": versions(),
         "rlkit_threads": default_threads(),
@@ -166,6 +189,7 @@ def _torch_report() -> dict:
         "devices": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if cuda else [],
         "mps_available": bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()),
         "intra_op_threads": torch.get_num_threads(),
+        "blas": "mkl" if "Math Kernel Library" in torch.__config__.show() else "other",
     }
 
 
@@ -190,6 +214,8 @@ def format_report(info: dict | None = None) -> str:
     """The report as aligned text, for ``rlkit report`` and the setup chapter."""
     info = info or report()
     lines = [f"platform     {info['platform']} ({info['cpu_count']} CPUs)"]
+    if info.get("cpu"):
+        lines.append(f"CPU          {info['cpu']}")
     for name, version in info["versions"].items():
         lines.append(f"{name:<12} {version or 'not installed'}")
     lines.append(f"threads      {info['rlkit_threads']} per framework on CPU (RLKIT_THREADS)")
@@ -201,6 +227,9 @@ def format_report(info: dict | None = None) -> str:
             cudnn = details.get("cudnn_build") or "none"
             devices = ", ".join(details["devices"]) or "CPU only"
             lines.append(f"{framework:<12} CUDA build {cuda}, cuDNN {cudnn}; devices: {devices}")
+    note = blas_note(info)
+    if note:
+        lines.append(f"note         {note} (benchmarks/blas_path.py measures it)")
     return "\n".join(lines)
 
 

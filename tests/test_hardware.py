@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from rlkit.hardware import default_threads, format_report, report
+from rlkit.hardware import blas_note, default_threads, format_report, report
 
 
 def test_report_reads_versions_without_importing_frameworks():
@@ -33,3 +33,13 @@ def test_threads_default_to_one_and_follow_the_environment(monkeypatch):
     monkeypatch.setenv("RLKIT_THREADS", "zero")
     with pytest.raises(ValueError, match="RLKIT_THREADS"):
         default_threads()
+
+
+@pytest.mark.parametrize(
+    ("vendor", "blas", "warned"),
+    [("AuthenticAMD", "mkl", True), ("GenuineIntel", "mkl", False), ("AuthenticAMD", "other", False)],
+)
+def test_the_report_warns_of_mkl_only_on_cpus_that_are_not_intel(vendor, blas, warned):
+    info = {**report(), "cpu_vendor": vendor, "torch": {"installed": False, "blas": blas}}
+    assert (blas_note(info) is not None) == warned
+    assert ("slower path on AuthenticAMD" in format_report(info)) == warned
