@@ -477,8 +477,7 @@ def main() -> None:
                         flush=True,
                     )
                 write()
-    if ("sb3", "torch") in chosen:
-        runs.extend(stand_in_runs(runs, pairs, args.seeds))
+    runs = with_stand_ins(runs)
     write()
 
 
@@ -491,7 +490,7 @@ def plan(
 ) -> tuple[list[dict], list[tuple]]:
     """The runs to keep and the work left: ``(algo, env, seed, [(library, framework), ...])`` for every pair and
     seed with a chosen run not yet in ``runs`` (``redo`` drops the chosen runs of those pairs and seeds first).
-    A pair without an SB3 counterpart gets no SB3 work: :func:`stand_in_runs` copies its stand-in's run."""
+    A pair without an SB3 counterpart gets no SB3 work: :func:`with_stand_ins` copies its stand-in's run."""
     if redo:
         redone = {(algo, env_id, seed, *run) for algo, env_id in pairs for seed in seeds for run in chosen}
         runs = [r for r in runs if _key(r) not in redone]
@@ -506,18 +505,18 @@ def plan(
     return runs, todo
 
 
-def stand_in_runs(runs: list[dict], pairs: list[tuple[str, str]], seeds: list[int]) -> list[dict]:
-    """For each pair without an SB3 counterpart (Rainbow), a copy of its stand-in's SB3 run of the same task and
-    seed, marked as such; nothing for a seed whose stand-in run is not measured yet."""
-    have = {(r["algo"], r["env"], r["seed"]) for r in runs if r["library"] == "sb3"}
-    copies = []
-    for algo, env_id in pairs:
-        stand_in = SB3_STAND_IN.get(algo)
-        sources = {r["seed"]: r for r in runs if r["library"] == "sb3" and (r["algo"], r["env"]) == (stand_in, env_id)}
-        for seed in seeds if stand_in else []:
-            if seed in sources and (algo, env_id, seed) not in have:
-                copies.append({**sources[seed], "algo": algo, "same_run_as": stand_in})
-    return copies
+def with_stand_ins(runs: list[dict]) -> list[dict]:
+    """``runs`` with, for each pair without an SB3 counterpart (Rainbow), a copy of its stand-in's SB3 run of the
+    same task and seed, marked as such. Old copies are dropped first, so a re-measured stand-in run replaces
+    its copy too and no copy is ever made twice; a seed whose stand-in run is not measured gets none."""
+    runs = [r for r in runs if "same_run_as" not in r]
+    copies = [
+        {**r, "algo": algo, "same_run_as": stand_in}
+        for algo, stand_in in SB3_STAND_IN.items()
+        for r in runs
+        if r["library"] == "sb3" and r["algo"] == stand_in and (algo, r["env"]) in PAIRS
+    ]
+    return runs + copies
 
 
 if __name__ == "__main__":

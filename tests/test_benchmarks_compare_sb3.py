@@ -102,12 +102,17 @@ def test_rainbow_gets_no_sb3_run_of_its_own_but_a_marked_copy_of_the_dqn_one():
     _, todo = compare_sb3.plan([], [("rainbow", "CartPole-v1")], [0], everything, redo=False)
     assert todo == [("rainbow", "CartPole-v1", 0, [("rlkit", "torch"), ("rlkit", "tf")])]
     runs = [_run("dqn", "sb3", "torch", seed) for seed in (0, 1)] + [_run("dqn", "sb3", "torch", 0, "Acrobot-v1")]
-    copies = compare_sb3.stand_in_runs(runs, [("rainbow", "CartPole-v1"), ("ppo", "CartPole-v1")], [0, 1, 2])
-    assert [(c["algo"], c["env"], c["seed"], c["same_run_as"]) for c in copies] == [
+    runs += [_run("ppo", "sb3", "torch", 0)]
+    copies = [r for r in compare_sb3.with_stand_ins(runs) if "same_run_as" in r]
+    assert sorted((c["algo"], c["env"], c["seed"], c["same_run_as"]) for c in copies) == [
+        ("rainbow", "Acrobot-v1", 0, "dqn"),
         ("rainbow", "CartPole-v1", 0, "dqn"),
         ("rainbow", "CartPole-v1", 1, "dqn"),
-    ]  # seed 2 has no DQN run to copy; PPO has its own SB3 run
-    assert compare_sb3.stand_in_runs(runs + copies, [("rainbow", "CartPole-v1")], [0, 1]) == []  # never twice
+    ]  # one per DQN run (seed 2 has none); PPO has its own SB3 run
+    assert compare_sb3.with_stand_ins(compare_sb3.with_stand_ins(runs)) == compare_sb3.with_stand_ins(runs)
+    remeasured = [{**r, "final_return": 123.0} if r["algo"] == "dqn" else r for r in runs + copies]
+    refreshed = [r for r in compare_sb3.with_stand_ins(remeasured) if "same_run_as" in r]
+    assert len(refreshed) == 3 and all(c["final_return"] == 123.0 for c in refreshed)  # copies follow their source
 
 
 def test_the_results_table_has_a_row_per_run_with_sb3_over_rlkit_on_the_rlkit_rows(results):
