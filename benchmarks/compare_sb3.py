@@ -388,6 +388,19 @@ def _machine() -> str:
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} logical CPUs ({hardware.cpu_model()})"
 
 
+def _portable(arguments: list[str]) -> list[str]:
+    """The command's arguments as the results file keeps them: a path inside the repository relative to it,
+    one outside it by its file name only (the file travels with the code; this machine's folders do not)."""
+    root = Path(__file__).resolve().parents[1]
+    kept = []
+    for argument in arguments:
+        path = Path(argument)
+        if path.is_absolute():
+            argument = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
+        kept.append(argument)
+    return kept
+
+
 def _commit() -> str | None:
     """The git commit of the rlkit being measured (with "+changes" when the work tree differs), if known."""
     root = Path(__file__).resolve().parents[1]
@@ -446,7 +459,7 @@ def main() -> None:
     tasks = [(algo, env_id, seed, schedule[algo], args.max_steps, which) for algo, env_id, seed, which in todo]
     if not args.summarize:
         commands.append(
-            {"command": "python benchmarks/compare_sb3.py " + " ".join(sys.argv[1:]),
+            {"command": "python benchmarks/compare_sb3.py " + " ".join(_portable(sys.argv[1:])),
              "started": _now(), "rlkit_commit": _commit(),
              "load_average_at_start": os.getloadavg()}
         )  # fmt: skip

@@ -145,3 +145,11 @@ def test_results_md_and_readme_show_the_tables_of_the_committed_results_file():
     assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `compare_sb3.py --table results`"
     short = compare_sb3.readme_table(compare_sb3.summarize(committed["runs"]))
     assert short in (ROOT / "README.md").read_text(), "re-paste `compare_sb3.py --table readme`"
+
+
+def test_the_recorded_command_keeps_no_folder_of_this_machine(tmp_path):
+    inside = ROOT / "benchmarks" / "results" / "x.json"
+    arguments = ["--out", str(tmp_path / "merged.json"), "--pairs", "ppo:CartPole-v1", "--out", str(inside)]
+    assert compare_sb3._portable(arguments) == [
+        "--out", "merged.json", "--pairs", "ppo:CartPole-v1", "--out", "benchmarks/results/x.json"
+    ]  # fmt: skip

@@ -6,6 +6,8 @@
   renamed method cannot silently drop a code listing from the book.
 - Every file a chapter includes fits the book's code column (85 characters) so that no listing scrolls
   sideways, and the 120-column ``ruff format`` pass is kept off exactly those files (pyproject.toml).
+- No tracked file names a folder of the machine it was written on (a results file recording its command
+  line, a notebook's saved traceback): the repository speaks only of itself.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -165,3 +168,29 @@ def test_the_120_column_format_pass_leaves_exactly_the_shown_files_alone():
         f"  shown, not excluded: {[str(p.relative_to(ROOT)) for p in shown if p not in excluded]}\n"
         f"  excluded, not shown: {[str(p.relative_to(ROOT)) for p in excluded if p not in shown]}"
     )
+
+
+MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:work|root|home|Users|tmp)/[\w.-]")
+
+
+def tracked_text_files() -> list[Path]:
+    """The files git tracks (every file under the root when this is not a git checkout), binaries skipped."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode == 0:
+        paths = [ROOT / name for name in listed.stdout.split("\0") if name]
+    else:
+        paths = [p for p in ROOT.rglob("*") if p.is_file() and ".git" not in p.parts and ".venv" not in p.parts]
+    texts = []
+    for path in paths:
+        if path.is_file() and b"\0" not in path.read_bytes()[:4096]:
+            texts.append(path)
+    return texts
+
+
+def test_no_tracked_file_names_a_folder_of_this_machine():
+    found = []
+    for path in tracked_text_files():
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if MACHINE_PATH.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
+    assert not found, "absolute paths of a machine in the repository:\n" + "\n".join(found)
