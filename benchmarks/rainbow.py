@@ -6,11 +6,13 @@ per environment step, noise scale 0.1) apply to every "rainbow" row; the "dqn" r
 
     python benchmarks/rainbow.py                                   # dqn and rainbow, torch and tf, seeds 0-2
     python benchmarks/rainbow.py --variants rainbow-noisy rainbow-c51 --frameworks tf --seeds 0 1 2 3
+    python benchmarks/rainbow.py --variants rainbow --env Acrobot-v1 --set batch_size=64 tau=0.04  # a tuning run
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 
 from _common import run_table, until_solved
 
@@ -31,6 +33,17 @@ VARIANTS |= {f"dqn+{name}": ("dqn", on) for name, on in ALONE.items()}
 VARIANTS |= {f"rainbow-{name}": ("rainbow", off) for name, off in PARTS.items()}
 
 
+def parse_setting(setting: str) -> tuple[str, object]:
+    """``"tau=0.04"`` -> ``("tau", 0.04)``: the value is read as JSON (numbers, booleans, lists)."""
+    name, sep, value = setting.partition("=")
+    if not sep or not name:
+        raise SystemExit(f"--set expects NAME=VALUE, got {setting!r}")
+    try:
+        return name, json.loads(value)
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"--set {name}: {value!r} is not a JSON value ({error})") from error
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", default="CartPole-v1")
@@ -38,9 +51,18 @@ def main() -> None:
     parser.add_argument("--frameworks", nargs="+", default=["torch", "tf"], choices=["torch", "tf"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--steps", type=int, default=None, help="budget per run (default: the default budget)")
+    parser.add_argument(
+        "--set",
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="hyperparameters changed in every variant, VALUE in JSON (tuning runs: hidden_sizes=[64,64])",
+    )
     args = parser.parse_args()
+    changed = dict(parse_setting(setting) for setting in args.set)
     for variant in args.variants:
         algo, overrides = VARIANTS[variant]
+        overrides = {**overrides, **changed}
         print(f"== {variant} on {args.env}: {algo} {overrides or 'defaults'}")
         run_table(
             until_solved(algo, args.env, args.steps, **overrides),

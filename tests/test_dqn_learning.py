@@ -55,12 +55,11 @@ def test_rainbow_solves_cartpole_and_acrobot(framework, env, threshold, margin):
         env=env,
         framework=framework,
         seed=0,
-        total_steps=40_000,
         stop_when_solved=True,
         progress=False,
         eval_episodes=20,
-    )
-    assert result.solved_at_step is not None, f"not solved in 40k steps: {result}"
+    )  # the default budget: what it must hold is that the defaults solve within it
+    assert result.solved_at_step is not None, f"not solved in the default budget: {result}"
     assert result.history.last("eval_return") >= threshold
     returns = rlkit.evaluate(result.agent, env, episodes=20, seed=2024)
     assert returns.mean() >= threshold - margin, f"mean return {returns.mean():.1f} over 20 new episodes"
