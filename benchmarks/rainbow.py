@@ -12,9 +12,10 @@ per environment step, noise scale 0.1) apply to every "rainbow" row; the "dqn" r
 from __future__ import annotations
 
 import argparse
-import json
 
 from _common import run_table, until_solved
+
+from rlkit.cli import parse_settings
 
 PARTS = {
     "double": {"double": False},
@@ -33,17 +34,6 @@ VARIANTS |= {f"dqn+{name}": ("dqn", on) for name, on in ALONE.items()}
 VARIANTS |= {f"rainbow-{name}": ("rainbow", off) for name, off in PARTS.items()}
 
 
-def parse_setting(setting: str) -> tuple[str, object]:
-    """``"tau=0.04"`` -> ``("tau", 0.04)``: the value is read as JSON (numbers, booleans, lists)."""
-    name, sep, value = setting.partition("=")
-    if not sep or not name:
-        raise SystemExit(f"--set expects NAME=VALUE, got {setting!r}")
-    try:
-        return name, json.loads(value)
-    except json.JSONDecodeError as error:
-        raise SystemExit(f"--set {name}: {value!r} is not a JSON value ({error})") from error
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", default="CartPole-v1")
@@ -56,10 +46,10 @@ def main() -> None:
         nargs="+",
         default=[],
         metavar="NAME=VALUE",
-        help="hyperparameters changed in every variant, VALUE in JSON (tuning runs: hidden_sizes=[64,64])",
+        help="hyperparameters changed in every variant, VALUE a Python literal (tuning runs: hidden_sizes=(64,64))",
     )
     args = parser.parse_args()
-    changed = dict(parse_setting(setting) for setting in args.set)
+    changed = parse_settings(args.set)
     for variant in args.variants:
         algo, overrides = VARIANTS[variant]
         overrides = {**overrides, **changed}
