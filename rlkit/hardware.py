@@ -116,26 +116,26 @@ def versions(extra: tuple[str, ...] = ()) -> dict[str, str | None]:
     return found
 
 
-def cpu_model() -> str:
-    """The processor's name as the kernel reports it (``/proc/cpuinfo`` on Linux), else what Python knows.
-
-    Timings mean little without it: two "x86_64" machines can differ twofold per core.
-    """
-    try:
-        lines = Path("/proc/cpuinfo").read_text().splitlines()
-    except OSError:
-        lines = []
-    names = [line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")]
-    return names[0] if names else platform.processor() or platform.machine()
-
-
-def cpu_vendor() -> str | None:
-    """The processor's vendor string (``GenuineIntel``, ``AuthenticAMD``, ...) on Linux, else None."""
+def _cpuinfo(field: str) -> str | None:
+    """The first value of ``field`` in ``/proc/cpuinfo`` (Linux), else None."""
     try:
         lines = Path("/proc/cpuinfo").read_text().splitlines()
     except OSError:
         return None
-    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("vendor_id")), None)
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith(field)), None)
+
+
+def cpu_model() -> str:
+    """The processor's name as the kernel reports it, else what Python knows.
+
+    Timings mean little without it: two "x86_64" machines can differ twofold per core.
+    """
+    return _cpuinfo("model name") or platform.processor() or platform.machine()
+
+
+def cpu_vendor() -> str | None:
+    """The processor's vendor string (``GenuineIntel``, ``AuthenticAMD``, ...) on Linux, else None."""
+    return _cpuinfo("vendor_id")
 
 
 def blas_note(info: dict) -> str | None:

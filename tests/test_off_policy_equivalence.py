@@ -105,6 +105,21 @@ def test_updates_agree(case, rng):
 
 
 @pytest.mark.parametrize("framework", ["torch", "tf"])
+@pytest.mark.parametrize("algo", ["td3", "sac"])
+def test_a_burst_reports_the_mean_metrics_of_the_same_steps_one_by_one(algo, framework, rng):
+    """TD3's actor loss is averaged over its actor steps only (every second step), the rest over all steps."""
+    one_by_one, burst_learner = twins(algo)[framework == "tf"], twins(algo)[framework == "tf"]
+    batches = burst(rng, 4, one_by_one.noise_draws)
+    steps = [one_by_one.update({name: values[i] for name, values in batches.items()}) for i in range(4)]
+    metrics = burst_learner.update_many(batches)
+    expected = {name: np.mean([step[name] for step in steps]) for name in metrics}
+    if algo == "td3":  # the steps without an actor step report actor_loss 0 and must not dilute the mean
+        expected["actor_loss"] = np.mean([step["actor_loss"] for step in steps[1::2]])
+    for name, value in metrics.items():
+        assert value == pytest.approx(expected[name], rel=1e-4, abs=1e-6), name
+
+
+@pytest.mark.parametrize("framework", ["torch", "tf"])
 def test_td3_delays_the_actor_across_calls(framework, rng):
     """With policy_delay 2 the actor moves on every second critic step, also when each step is its own call."""
     learner = twins("td3")[framework == "tf"]
