@@ -231,10 +231,16 @@ def run_sb3(algo: str, env_id: str, seed: int, eval_every: int, max_steps: int |
 
 
 def _init_worker() -> None:
-    """One thread per run, frameworks imported before any clock starts."""
+    """One thread per run, frameworks imported before any clock starts.
+
+    ``torch._dynamo`` too: building a ``torch.optim`` optimizer imports it (1.4 s of CPU, once per process), which
+    SB3 does and rlkit's learners no longer do (``rlkit/algos/torch_adam.py``); imported here, that one-time cost
+    falls on no run, not on whichever of a worker's runs happens to build the first optimizer.
+    """
     import stable_baselines3  # noqa: F401
     import tensorflow  # noqa: F401
     import torch
+    import torch._dynamo  # noqa: F401
 
     torch.set_num_threads(1)
 

@@ -57,7 +57,9 @@ def _torch_dump(value) -> dict | None:
 
     if isinstance(value, torch.nn.Module):
         return {"module": {k: t.detach().cpu().numpy().copy() for k, t in value.state_dict().items()}}
-    if isinstance(value, torch.optim.Optimizer):
+    from rlkit.algos.torch_adam import FusedAdam
+
+    if isinstance(value, torch.optim.Optimizer | FusedAdam):
         saved = value.state_dict()
         per_param = {
             str(index): {k: (t.detach().cpu().numpy().copy() if torch.is_tensor(t) else t) for k, t in s.items()}

@@ -21,6 +21,7 @@ from rlkit.algos.actor_critic.config import (
     actor_critic_contract,
     initial_weights,
 )
+from rlkit.algos.torch_adam import FusedAdam
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.hardware import configure_torch, resolve_device
 
@@ -75,8 +76,9 @@ class ActorCriticLearner:
             initial_weights(obs_dim, action_dim, discrete, config, seed)
         )
         # differs: Keras' own Adam places epsilon differently; tf.py uses TorchAdam,
-        # this formula (keras_adam.py)
-        self.optimizer = torch.optim.Adam(
+        # this formula (keras_adam.py), here torch.optim's fused kernel without
+        # torch.optim's wrappers (torch_adam.py: no torch._dynamo import)
+        self.optimizer = FusedAdam(
             self.parameters(), lr=config.learning_rate, eps=1e-8
         )
 

@@ -13,6 +13,7 @@ from torch.nn import functional as F
 
 from rlkit.algos.off_policy.torch import OffPolicyLearner, q_value
 from rlkit.algos.sac.config import LOG_STD_MAX, LOG_STD_MIN, SACConfig
+from rlkit.algos.torch_adam import FusedAdam
 
 LOG_2PI, LOG_2 = math.log(2 * math.pi), math.log(2.0)
 
@@ -41,9 +42,7 @@ class Learner(OffPolicyLearner):
             if config.target_entropy is None
             else config.target_entropy
         )
-        self.alpha_optimizer = torch.optim.Adam(
-            [self.log_alpha], lr=config.alpha_lr, fused=True
-        )
+        self.alpha_optimizer = FusedAdam([self.log_alpha], lr=config.alpha_lr)
 
     def initial_log_alpha(self) -> float:
         return math.log(self.config.alpha)
