@@ -138,7 +138,10 @@ def torch_policy(agent):
                 return output.argmax(dim=1), output
             if plan.kind == "clip":
                 return torch.clamp(output, self.low, self.high), output
-            return self.low + (torch.tanh(output) + 1.0) * 0.5 * (self.high - self.low), output
+            # clamped too: a runtime's vectorised tanh can overshoot -1 or 1 by an ulp, which the rescale would
+            # carry past the bound (seen with onnxruntime on an Intel CPU)
+            action = self.low + (torch.tanh(output) + 1.0) * 0.5 * (self.high - self.low)
+            return torch.clamp(action, self.low, self.high), output
 
     network = copy.deepcopy(policy_network(agent)).to("cpu").eval()
     return Policy(network).eval()
@@ -201,6 +204,7 @@ def tf_policy(agent):
                 action = tf.clip_by_value(output, plan.low, plan.high)
             else:
                 action = plan.low + (tf.tanh(output) + 1.0) * 0.5 * (plan.high - plan.low)
+                action = tf.clip_by_value(action, plan.low, plan.high)  # as torch's: tanh can overshoot by an ulp
             return {"action": action, "output": output}
 
     return Policy(policy_network(agent))
