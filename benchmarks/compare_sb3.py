@@ -270,7 +270,7 @@ def _record(algo, env_id, library, framework, seed, curve: Curve, steps: int, lo
         "solved_at_step": None if solved is None else solved[0],
         "solved_wall_s": None if solved is None else solved[1],
         "solved_cpu_s": None if solved is None else solved[2],
-        "load_before": load_before, "load_after": os.getloadavg()[0], "finished": _now(),
+        "load_before": load_before, "load_after": os.getloadavg()[0], "finished": now(),
         "curve": curve.points,
     }  # fmt: skip
 
@@ -390,11 +390,11 @@ def _versions() -> dict[str, str | None]:
     return {"rlkit": rlkit.__version__, **hardware.versions(extra=("stable-baselines3",))}
 
 
-def _machine() -> str:
+def machine() -> str:
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} logical CPUs ({hardware.cpu_model()})"
 
 
-def _portable(arguments: list[str]) -> list[str]:
+def portable(arguments: list[str]) -> list[str]:
     """The command's arguments as the results file keeps them: a path inside the repository relative to it,
     one outside it by its file name only (the file travels with the code; this machine's folders do not)."""
     root = Path(__file__).resolve().parents[1]
@@ -407,20 +407,20 @@ def _portable(arguments: list[str]) -> list[str]:
     return kept
 
 
-def _commit() -> str | None:
+def commit() -> str | None:
     """The git commit of the rlkit being measured (with "+changes" when the work tree differs), if known."""
     root = Path(__file__).resolve().parents[1]
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
         dirty = subprocess.run(["git", "status", "--porcelain", "rlkit"], cwd=root, capture_output=True, text=True)
     except OSError:
         return None
-    if commit.returncode != 0:
+    if head.returncode != 0:
         return None
-    return commit.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
+    return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
 
 
-def _now() -> str:
+def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
@@ -465,17 +465,17 @@ def main() -> None:
     tasks = [(algo, env_id, seed, schedule[algo], args.max_steps, which) for algo, env_id, seed, which in todo]
     if not args.summarize:
         commands.append(
-            {"command": "python benchmarks/compare_sb3.py " + " ".join(_portable(sys.argv[1:])),
-             "started": _now(), "rlkit_commit": _commit(),
+            {"command": "python benchmarks/compare_sb3.py " + " ".join(portable(sys.argv[1:])),
+             "started": now(), "rlkit_commit": commit(),
              "load_average_at_start": os.getloadavg()}
         )  # fmt: skip
 
     def write() -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        measured = f"{commands[0]['started'] if commands else 'unknown'} to " + _now()
+        measured = f"{commands[0]['started'] if commands else 'unknown'} to " + now()
         document = {
             "measured": previous["measured"] if args.summarize else measured, "grid": PAIRS,
-            "machine": _machine(), "versions": _versions(), "commands": commands, "zoo_source": ZOO_SOURCE,
+            "machine": machine(), "versions": _versions(), "commands": commands, "zoo_source": ZOO_SOURCE,
             "thresholds": {env: solve_threshold(env) for _, env in PAIRS},
             "eval_every": schedule, "eval_episodes": EVAL_EPISODES,
             "max_steps": args.max_steps, "summary": summarize(runs) if runs else [], "runs": runs,

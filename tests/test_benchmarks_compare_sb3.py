@@ -150,6 +150,6 @@ def test_results_md_and_readme_show_the_tables_of_the_committed_results_file():
 def test_the_recorded_command_keeps_no_folder_of_this_machine(tmp_path):
     inside = ROOT / "benchmarks" / "results" / "x.json"
     arguments = ["--out", str(tmp_path / "merged.json"), "--pairs", "ppo:CartPole-v1", "--out", str(inside)]
-    assert compare_sb3._portable(arguments) == [
+    assert compare_sb3.portable(arguments) == [
         "--out", "merged.json", "--pairs", "ppo:CartPole-v1", "--out", "benchmarks/results/x.json"
     ]  # fmt: skip

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import rlkit
+from rlkit.callbacks import StopWhenSolved
 
 pytestmark = pytest.mark.slow
 
@@ -29,10 +30,14 @@ def test_ornstein_uhlenbeck_exploration_also_learns():
 @pytest.mark.parametrize("options", [{"prioritized": True}, {"n_step": 3}], ids=["prioritized", "3-step"])
 @pytest.mark.parametrize("algo", ["td3", "sac"])
 def test_prioritized_and_n_step_replay_also_swing_up_the_pendulum(algo, options):
-    """The replay loop's buffer options work for the whole family (measured, seed 1: TD3 7,000 / 4,000 steps,
-    SAC 4,000 / 4,000, against 7,000 and 4,000 with uniform one-step replay)."""
+    """The replay loop's buffer options work for the whole family: trained until two evaluations in a row
+    reach -200, the policy holds that level on new episodes. One evaluation is not enough here: on an Intel
+    Xeon, SAC with 3-step returns reached -160 at step 2,000, then -224 on new episodes and -382 at step
+    3,000 (measured, seed 1: two in a row at 5,000 / 5,000 steps for SAC prioritized / 3-step, 8,000 / 5,000
+    for TD3)."""
     pytest.importorskip("torch")
-    result = rlkit.train(algo, env="Pendulum-v1", seed=1, stop_when_solved=True, progress=False, **options)
-    assert result.solved_at_step is not None, f"not solved within the default budget: {result}"
+    hold = StopWhenSolved(times=2)
+    result = rlkit.train(algo, env="Pendulum-v1", seed=1, callbacks=[hold], progress=False, **options)
+    assert hold.in_a_row == 2, f"not two evaluations in a row at -200 within the default budget: {result}"
     returns = rlkit.evaluate(result.agent, "Pendulum-v1", episodes=10, seed=2024)
     assert returns.mean() >= -200, f"mean return {returns.mean():.1f} over 10 new episodes ({result})"

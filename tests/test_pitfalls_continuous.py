@@ -145,5 +145,19 @@ def test_alpha_tape_experiment_names_the_real_traps():
 
 def test_temperature_run_keeps_nothing_after_solving_when_it_never_solved():
     run = alpha_tape.temperature_run(alpha_tape.TEMPERATURES["fixed alpha 0.2"], seed=0, total_steps=1_200)
-    assert run["solved_at"] is None and len(run["after_solving"]) == 0
+    assert run["solved_at"] is None and len(alpha_tape.after_solving(run)) == 0
     assert run["alpha_end"] == pytest.approx(0.2, rel=1e-5)  # float32 exp(log 0.2)
+
+
+def test_temperature_summary_keeps_the_evaluations_from_the_first_at_minus_200_on():
+    curve = {"setting": "fixed alpha 0.2", "eval_steps": [500, 1_000, 1_500, 2_000], "alpha_end": 0.2}
+    runs = [
+        {"seed": 3, "solved_at": 1_000, "eval_returns": [-1500, -150, -350, -140], **curve},
+        {"seed": 4, "solved_at": None, "eval_returns": [-1500, -900, -700, -600], **curve},
+    ]
+    summary = alpha_tape.temperature_summary(runs)
+    assert list(summary) == ["fixed alpha 0.2"]  # settings without runs are left out
+    fixed = summary["fixed alpha 0.2"]
+    assert (fixed["seeds"], fixed["solved"], fixed["solve_steps"]) == (2, 1, [1_000])
+    assert (fixed["evaluations_after"], fixed["median_after"], fixed["worst_after"]) == (3, -150, -350)
+    assert fixed["dip_share"] == pytest.approx(1 / 3) and fixed["seeds_with_dip"] == [3]

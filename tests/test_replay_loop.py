@@ -6,6 +6,8 @@ learning tests).
 
 from __future__ import annotations
 
+import types
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ import rlkit
 from rlkit.api import ALGORITHMS, Algorithm, register
 from rlkit.buffers import ReplayBuffer
 from rlkit.callbacks import Callback, EvaluateEvery, LogScalars, SaveCheckpoints, StopWhenSolved
+from rlkit.errors import RlkitError
 from rlkit.numerics import NonFiniteError
 
 pytest.importorskip("torch")
@@ -96,6 +99,17 @@ def test_a_callback_can_stop_training_and_sees_every_step(algo, options):
 def test_stop_when_solved_callback_stops_at_the_threshold_given():
     result = rlkit.train("dqn", total_steps=5_000, callbacks=[StopWhenSolved(threshold=0.0)], **SMALL, **REPLAY)
     assert result.steps == 1_000  # the first evaluation returns more than 0
+    result = rlkit.train("dqn", total_steps=5_000, callbacks=[StopWhenSolved(0.0, times=3)], **SMALL, **REPLAY)
+    assert result.steps == 3_000  # every evaluation returns more than 0: the third in a row stops
+
+
+def test_stop_when_solved_counts_evaluations_in_a_row_only():
+    run = types.SimpleNamespace(threshold=-200.0)  # the part of a run the callback reads
+    hold = StopWhenSolved(times=2)
+    stops = [hold.on_evaluation(run, mean_return) for mean_return in (-150, -300, -150, -199, -120)]
+    assert stops == [False, False, False, True, True]
+    with pytest.raises(RlkitError, match="times must be a positive int"):
+        StopWhenSolved(times=0)
 
 
 def test_checkpoints_every_n_steps_and_the_best_one_and_the_last_agent_returned(tmp_path):

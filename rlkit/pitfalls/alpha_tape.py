@@ -86,9 +86,9 @@ def temperature_run(
 ) -> dict:
     """One SAC run on Pendulum-v1 with a temperature setting (claim C25); what it measured.
 
-    Returned: ``solved_at`` (the first evaluation at -200 or better, or None), ``after_solving`` (the
-    evaluations from that one on: a policy that stays solved keeps them near its level, an unstable one
-    dips), and ``alpha_end`` (the temperature at the last update). Evaluations are frequent and long
+    Returned: ``solved_at`` (the first evaluation at -200 or better, or None), ``alpha_end`` (the
+    temperature at the last update), and the whole evaluation curve (``eval_steps``, ``eval_returns``), from
+    which :func:`after_solving` takes the part that shows stability. Evaluations are frequent and long
     (every ``eval_every`` steps, ``eval_episodes`` new episodes each) so that a dip is the policy's, not the
     noise of a few unlucky starting states.
     """
@@ -107,9 +107,48 @@ def temperature_run(
         **overrides,
     )
     steps, returns = run.history.series("eval_return")
-    solved = run.solved_at_step
     return {
-        "solved_at": solved,
-        "after_solving": returns[steps >= solved] if solved is not None else returns[:0],
+        "solved_at": run.solved_at_step,
         "alpha_end": float(run.history.series("alpha")[1][-1]),
+        "eval_steps": steps,
+        "eval_returns": returns,
     }
+
+
+def after_solving(run: dict) -> np.ndarray:
+    """The evaluations of a :func:`temperature_run` (or of a record of ``benchmarks/sac_temperature.py``)
+    from the first that reached -200 on: a policy that stays solved keeps them near its level, an unstable
+    one dips. Empty for a run that never solved."""
+    steps, returns = np.asarray(run["eval_steps"]), np.asarray(run["eval_returns"], dtype=float)
+    return returns[steps >= run["solved_at"]] if run["solved_at"] is not None else returns[:0]
+
+
+#: An evaluation this far below the solve threshold, after solving, counts as a dip: on a 20-episode mean,
+#: a policy that lost the swing-up from several starting states, not the noise of one unlucky start.
+DIP_BELOW = -300.0
+
+
+def temperature_summary(runs: list[dict]) -> dict[str, dict]:
+    """Per setting of :data:`TEMPERATURES`, what claim C25 asks of its runs (records with ``setting``,
+    ``seed``, ``solved_at``, ``alpha_end`` and the evaluation curve): how many seeds reached -200 and at which
+    steps; of the evaluations from there on, their median (the level a solved policy holds), the share
+    below :data:`DIP_BELOW` and the seeds with such a dip; and the temperature at the end."""
+    summary = {}
+    for setting in TEMPERATURES:
+        mine = [run for run in runs if run["setting"] == setting]
+        if not mine:
+            continue
+        after = [after_solving(run) for run in mine]
+        pooled = np.concatenate(after)
+        summary[setting] = {
+            "seeds": len(mine),
+            "solved": sum(run["solved_at"] is not None for run in mine),
+            "solve_steps": [run["solved_at"] for run in mine if run["solved_at"] is not None],
+            "evaluations_after": len(pooled),
+            "median_after": float(np.median(pooled)) if len(pooled) else float("nan"),
+            "dip_share": float(np.mean(pooled < DIP_BELOW)) if len(pooled) else float("nan"),
+            "seeds_with_dip": [run["seed"] for run, a in zip(mine, after, strict=True) if (a < DIP_BELOW).any()],
+            "worst_after": float(pooled.min()) if len(pooled) else float("nan"),
+            "alpha_end": [run["alpha_end"] for run in mine],
+        }
+    return summary

@@ -1,0 +1,124 @@
+"""Benchmark for claim C25: SAC's temperature settings on Pendulum-v1, over more seeds than a chapter can run.
+
+Chapter 32 reads the file this writes (``benchmarks/results/sac_temperature.json``, committed with the code).
+Three seeds are too few to rank the settings by stability: on two CPUs (AMD, Intel) the same three seeds
+rounded differently and the ranking changed. So every setting of ``rlkit.pitfalls.alpha_tape.TEMPERATURES``
+runs here for ten seeds, in TensorFlow, with the chapter's evaluations (every 500 steps, 20 new episodes):
+
+* the three *stability* settings (automatic tuning, alpha fixed at 0.2 and at 0.05) train to 7,000 steps,
+  well past solving, and keep their whole evaluation curve;
+* the two alpha learning rates (1e-4, 1e-2) stop at their first evaluation at -200 (budget 10,000).
+
+    python benchmarks/sac_temperature.py                    # ten seeds, two workers: 5-6 minutes
+    python benchmarks/sac_temperature.py --seeds 0 1 --workers 1 --out /tmp/t.json
+    python benchmarks/sac_temperature.py --table            # the file's summary, as RESULTS.md shows it
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from compare_sb3 import commit, machine, now, portable
+
+from rlkit import hardware
+from rlkit.pitfalls.alpha_tape import DIP_BELOW, TEMPERATURES, after_solving, temperature_run, temperature_summary
+
+RESULTS = Path(__file__).resolve().parent / "results" / "sac_temperature.json"
+#: The settings trained on past solving, to see whether the solved policy holds; the others stop at -200.
+STABILITY = ("auto, alpha_lr 1e-3 (default)", "fixed alpha 0.2", "fixed alpha 0.05")
+STABILITY_STEPS, RATE_STEPS, EVAL_EVERY, EVAL_EPISODES = 7_000, 10_000, 500, 20
+
+
+def run_one(task: tuple[str, int, int | None]) -> dict:
+    """One (setting, seed) run, as the results file keeps it."""
+    setting, seed, steps = task
+    trains_on = setting in STABILITY
+    budget = steps or (STABILITY_STEPS if trains_on else RATE_STEPS)
+    start = time.process_time()
+    measured = temperature_run(
+        TEMPERATURES[setting], seed, total_steps=budget, stop_when_solved=not trains_on,
+        eval_every=EVAL_EVERY, eval_episodes=EVAL_EPISODES,
+    )  # fmt: skip
+    return {
+        "setting": setting, "seed": seed, "trained_past_solving": trains_on, "budget": budget,
+        "solved_at": measured["solved_at"], "alpha_end": measured["alpha_end"],
+        "eval_steps": measured["eval_steps"].tolist(), "eval_returns": measured["eval_returns"].tolist(),
+        "cpu_s": time.process_time() - start,
+    }  # fmt: skip
+
+
+def markdown_table(document: dict) -> str:
+    """The summary of a results file, one row per setting, as ``benchmarks/RESULTS.md`` shows it."""
+    lines = [
+        f"| setting | reached -200 | median step (range) | evaluations after | median after | below {DIP_BELOW:.0f} "
+        "| seeds with a dip | alpha at the end |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for setting, row in temperature_summary(document["runs"]).items():
+        steps, alphas = np.array(row["solve_steps"]), np.array(row["alpha_end"])
+        after = setting in document["stability_settings"]
+        cells = [
+            setting, f"{row['solved']}/{row['seeds']}", f"{np.median(steps):,.0f} ({steps.min():,}-{steps.max():,})",
+            str(row["evaluations_after"]) if after else "-", f"{row['median_after']:.0f}" if after else "-",
+            f"{row['dip_share']:.0%}" if after else "-",
+            (", ".join(map(str, row["seeds_with_dip"])) or "none") if after else "-",
+            f"{alphas.min():.3g}-{alphas.max():.3g}" if alphas.min() != alphas.max() else f"{alphas[0]:.3g}",
+        ]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", nargs="+", type=int, default=list(range(10)))
+    parser.add_argument("--workers", type=int, default=2, help="processes, one CPU thread each")
+    parser.add_argument("--steps", type=int, default=None, help="budget per run (default: 7,000 / 10,000)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--table", action="store_true", help="print --out's summary table and stop")
+    args = parser.parse_args()
+    if args.table:
+        print(markdown_table(json.loads(args.out.read_text())))
+        return
+    if args.workers < 1 or len(set(args.seeds)) != len(args.seeds):
+        parser.error("--workers must be >= 1 and --seeds must not repeat")
+    document = {
+        "claim": "C25", "algo": "sac", "framework": "tf", "env": "Pendulum-v1",
+        "command": "python benchmarks/sac_temperature.py " + " ".join(portable(sys.argv[1:])),
+        "rlkit_commit": commit(), "machine": machine(), "versions": hardware.versions(),
+        "load_average_at_start": os.getloadavg(), "started": now(),
+        "eval_every": EVAL_EVERY, "eval_episodes": EVAL_EPISODES, "settings": TEMPERATURES,
+        "stability_settings": list(STABILITY), "runs": [],
+    }  # fmt: skip
+    tasks = [(setting, seed, args.steps) for seed in args.seeds for setting in TEMPERATURES]
+
+    def write(finished: bool) -> None:  # after every run: an interrupted pass keeps what it measured
+        document["runs"].sort(key=lambda run: (list(TEMPERATURES).index(run["setting"]), run["seed"]))
+        document["finished"] = now() if finished else None
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(document, indent=1) + "\n")
+
+    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+        for run in pool.imap_unordered(run_one, tasks):
+            document["runs"].append(run)
+            write(finished=False)
+            solved = "never" if run["solved_at"] is None else f"{run['solved_at']:,}"
+            after = after_solving(run)
+            lowest = f"{after.min():.0f}" if len(after) else "-"
+            print(
+                f"{run['setting']:<30} seed {run['seed']}: -200 at step {solved:>6}, alpha at the end "
+                f"{run['alpha_end']:.3f}, lowest evaluation from there {lowest:>5}, {run['cpu_s']:.0f} CPU s",
+                flush=True,
+            )
+    write(finished=True)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

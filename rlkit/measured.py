@@ -1,0 +1,32 @@
+"""The measurements a chapter reads instead of repeating them: the benchmark scripts' committed results files.
+
+Some experiments take longer than a chapter may (minutes of CPU for ten seeds of five settings); their
+script in ``benchmarks/`` writes a JSON file to ``benchmarks/results/``, committed with the code, and the
+chapter reads it. Inside a checkout the file is read from there. On Colab only the package is installed, so
+the same file is read from the repository on GitHub.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+#: Where the results files live in a checkout: beside the package.
+RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+#: The same folder in the repository (the book's repository, branch main), for an installed package.
+RESULTS_URL = "https://raw.githubusercontent.com/rlkit-course/rlkit/main/benchmarks/results/"
+
+
+def committed_results(name: str) -> dict:
+    """The results file ``name`` (e.g. ``"compare_sb3.json"``) of ``benchmarks/results``, from this checkout
+    when there is one, else downloaded from the repository."""
+    if Path(name).name != name or not name.endswith(".json"):
+        raise ValueError(
+            f"name is a file name in benchmarks/results ending in .json, e.g. 'compare_sb3.json'; got {name!r}"
+        )
+    local = RESULTS / name
+    if local.exists():
+        return json.loads(local.read_text())
+    with urllib.request.urlopen(RESULTS_URL + name, timeout=30) as response:
+        return json.load(response)

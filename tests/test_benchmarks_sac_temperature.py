@@ -1,0 +1,50 @@
+"""benchmarks/sac_temperature.py, the runs chapter 32 reads for claim C25: a smoke run, and the committed file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rlkit.pitfalls.alpha_tape import TEMPERATURES, after_solving
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = ROOT / "benchmarks" / "results" / "sac_temperature.json"
+
+
+def test_a_short_pass_writes_every_setting_with_the_record_the_chapter_reads(tmp_path):
+    pytest.importorskip("tensorflow")
+    out = tmp_path / "temperature.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "sac_temperature.py"), "--seeds", "5", "--steps", "1200"]
+    command += ["--workers", "1", "--out", str(out)]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0"}
+    subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    written = json.loads(out.read_text())
+    assert [run["setting"] for run in written["runs"]] == list(TEMPERATURES)
+    assert written["finished"] is not None and written["command"].endswith("--out temperature.json")
+    for run in written["runs"]:
+        assert run["seed"] == 5 and run["budget"] == 1_200 and run["eval_steps"] == [500, 1_000, 1_200]
+        assert run["solved_at"] is None and len(after_solving(run)) == 0  # too few steps to swing up
+
+
+def test_the_committed_file_has_ten_seeds_of_every_setting_as_the_code_defines_them():
+    committed = json.loads(COMMITTED.read_text())
+    assert committed["settings"] == TEMPERATURES and committed["finished"] is not None
+    for setting in TEMPERATURES:
+        assert sorted(run["seed"] for run in committed["runs"] if run["setting"] == setting) == list(range(10))
+    assert {run["budget"] for run in committed["runs"] if run["trained_past_solving"]} == {7_000}
+    assert (committed["eval_every"], committed["eval_episodes"]) == (500, 20)
+
+
+def test_results_md_shows_the_table_of_the_committed_file():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import sac_temperature
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    table = sac_temperature.markdown_table(json.loads(COMMITTED.read_text()))
+    assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `sac_temperature.py --table`"
