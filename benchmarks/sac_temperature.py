@@ -10,7 +10,7 @@ runs here for ten seeds, in TensorFlow, with the chapter's evaluations (every 50
 * the two alpha learning rates (1e-4, 1e-2) stop at their first evaluation at -200 (budget 10,000).
 
     python benchmarks/sac_temperature.py                    # ten seeds, two workers: 5-6 minutes
-    python benchmarks/sac_temperature.py --seeds 0 1 --workers 1 --out /tmp/t.json
+    python benchmarks/sac_temperature.py --seeds 0 1 --workers 1 --out two_seeds.json
     python benchmarks/sac_temperature.py --table            # the file's summary, as RESULTS.md shows it
 """
 
