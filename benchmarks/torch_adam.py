@@ -60,20 +60,12 @@ def first_optimizer_cost(kind: str) -> float:
 
 
 def learner_parameters(algo: str, env_id: str, attribute: str) -> list:
-    """The parameters one optimizer of the default torch learner of ``algo`` on ``env_id`` updates."""
-    from rlkit.algos.actor_critic.agent import action_dim
-    from rlkit.api import ALGORITHMS
-    from rlkit.envs import make_env, space_info
+    """The parameters one optimizer of the default torch learner of ``algo`` on ``env_id`` updates (the learner
+    as ``rlkit.train`` builds it; one step, or PPO's one rollout, before the timing's own steps)."""
+    import rlkit
 
-    entry = ALGORITHMS[algo]
-    env = make_env(env_id)
-    info = space_info(env.action_space)
-    sizes = [int(np.prod(env.observation_space.shape)), action_dim(info)]
-    env.close()
-    if not entry.replay:  # PPO and A2C's learner also asks whether the actions are discrete
-        sizes.append(info["discrete"])
-    learner = entry.agent_class.learner_class("torch")(*sizes, entry.config_class.for_env(env_id), seed=0)
-    return list(getattr(learner, attribute).params)
+    agent = rlkit.train(algo, env=env_id, framework="torch", total_steps=1, progress=False).agent
+    return list(getattr(agent.learner, attribute).params)
 
 
 def step_costs(params: list, steps: int, repeats: int) -> dict[str, float]:

@@ -33,7 +33,7 @@ def test_prioritized_and_n_step_replay_also_swing_up_the_pendulum(algo, options)
     """The replay loop's buffer options work for the whole family: trained until two evaluations in a row
     reach -200, the policy holds that level on new episodes. One evaluation is not enough here: on an Intel
     Xeon, SAC with 3-step returns reached -160 at step 2,000, then -224 on new episodes and -382 at step
-    3,000 (measured, seed 1: two in a row at 5,000 / 5,000 steps for SAC prioritized / 3-step, 8,000 / 5,000
+    3,000 (measured there, seed 1: two in a row at 5,000 / 5,000 steps for SAC prioritized / 3-step, 8,000 / 5,000
     for TD3)."""
     pytest.importorskip("torch")
     hold = StopWhenSolved(times=2)
