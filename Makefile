@@ -45,7 +45,7 @@ book: $(STAMP)
 	@echo "The book is built. Open it in a browser: file://$(CURDIR)/_build/html/index.html"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax tests notebooks
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax --durations=40 tests notebooks
 
 # The executed book (`make book`) and every slider chapter in JupyterLab, in Debian's chromium.
 browser-test: book
