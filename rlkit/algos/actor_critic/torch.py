@@ -22,6 +22,7 @@ from rlkit.algos.actor_critic.config import (
     initial_weights,
 )
 from rlkit.algos.torch_adam import FusedAdam
+from rlkit.algos.torch_clip import clip_by_global_norm_
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.hardware import configure_torch, resolve_device
 
@@ -184,9 +185,8 @@ class ActorCriticLearner:
         self.optimizer.zero_grad(set_to_none=True)
         # differs: TF records the loss on a GradientTape and asks it for gradients
         loss.backward()
-        nn.utils.clip_grad_norm_(
-            self.parameters(), self.config.max_grad_norm, foreach=True
-        )
+        grads = [p.grad for p in self.parameters()]
+        clip_by_global_norm_(grads, self.config.max_grad_norm)
         self.optimizer.step()
         return metrics
 

@@ -16,6 +16,7 @@ from torch.nn import functional as F
 
 from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights
 from rlkit.algos.torch_adam import FusedAdam
+from rlkit.algos.torch_clip import clip_by_global_norm_
 from rlkit.batches import with_defaults
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.distributional import categorical_support
@@ -385,17 +386,11 @@ class DQNLearner:
         # differs: TF records the forward pass on a GradientTape and asks it for
         # gradients
         loss.backward()
+        grads = [p.grad for p in self.q.parameters()]
         if self.config.max_grad_norm is not None:
-            nn.utils.clip_grad_norm_(
-                self.q.parameters(), self.config.max_grad_norm, foreach=True
-            )
+            clip_by_global_norm_(grads, self.config.max_grad_norm)
         q_mean = self.expected_q(out.detach()).mean()
-        return (
-            loss.detach(),
-            q_mean,
-            priorities,
-            [p.grad for p in self.q.parameters()],
-        )
+        return loss.detach(), q_mean, priorities, grads
 
     def train_step(
         self,
