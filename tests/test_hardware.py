@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 
@@ -43,3 +45,36 @@ def test_the_report_warns_of_mkl_only_on_cpus_that_are_not_intel(vendor, blas, w
     info = {**report(), "cpu_vendor": vendor, "torch": {"installed": False, "blas": blas}}
     assert (blas_note(info) is not None) == warned
     assert ("slower path on AuthenticAMD" in format_report(info)) == warned
+
+
+BLAS_THREADS = """
+import json
+import sys
+import numpy
+from threadpoolctl import threadpool_info
+from rlkit import hardware
+
+def blas_threads():
+    return sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
+
+before = blas_threads()
+getattr(hardware, sys.argv[1])()
+print(json.dumps(before), json.dumps(blas_threads()))
+"""
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="numpy's BLAS starts one thread per core: needs two cores")
+@pytest.mark.parametrize("configure", ["configure_numpy", "configure_torch", "configure_tensorflow"])
+@pytest.mark.parametrize("threads", [None, "2"], ids=["default", "RLKIT_THREADS=2"])
+def test_configuring_a_framework_holds_numpys_blas_to_rlkits_threads(configure, threads):
+    if configure != "configure_numpy":
+        pytest.importorskip({"configure_torch": "torch", "configure_tensorflow": "tensorflow"}[configure])
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS") and k != "RLKIT_THREADS"}
+    if threads:
+        env["RLKIT_THREADS"] = threads
+    out = subprocess.run(
+        [sys.executable, "-c", BLAS_THREADS, configure], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    before, after = (json.loads(part) for part in out.strip().splitlines()[-1].split(" "))
+    assert len(before) == 1 and before[0] > 1  # numpy's default: a thread per core
+    assert after == [int(threads or 1)]

@@ -38,6 +38,7 @@ from rlkit.algos.actor_critic.agent import RolloutLoop
 from rlkit.distributed.cluster import connect
 from rlkit.envs import EnvRunner, Transitions, make_vec_env, restore_vector_env_state, vector_env_state
 from rlkit.errors import RlkitError, is_count
+from rlkit.hardware import configure_numpy
 from rlkit.state import generator_state, object_state, restore_generator, restore_object
 
 #: Replacements of dead workers one iteration may need before the run gives up (a worker that dies every
@@ -94,6 +95,7 @@ class RolloutWorker:
     """A block of the run's environments and a numpy actor; made a Ray actor by :class:`WorkerPool`."""
 
     def __init__(self, spec: WorkerSpec, weights: list[np.ndarray], state: dict | None = None) -> None:
+        configure_numpy()  # the worker acts in numpy and builds no framework learner that would set it
         self.spec = spec
         seed = spec.seed + spec.first  # sub-environment i of the whole run is seeded seed + i
         self.envs = make_vec_env(spec.env, spec.count, seed=seed)
