@@ -1,4 +1,5 @@
-"""Shared helper of the benchmark scripts: run (framework, seed) pairs and print one table."""
+"""Shared helpers of the benchmark scripts: run (framework, seed) pairs and print one table; time small calls
+in turns."""
 
 from __future__ import annotations
 
@@ -74,3 +75,21 @@ def run_table(run: Callable[[str, int], TrainResult], frameworks: list[str], see
         (first, (wall_a, cpu_a)), (second, (wall_b, cpu_b)) = medians.items()
         print(f"{first}/{second}: {wall_a / wall_b:.2f} time to solve, {cpu_a / cpu_b:.2f} CPU s", flush=True)
     print(flush=True)
+
+
+def cpu_us_per_call(
+    calls: dict[str, Callable[[], object]], steps: int, repeats: int, before_block: Callable[[], None] | None = None
+) -> dict[str, float]:
+    """Median CPU microseconds per call of each of ``calls``, the calls taking turns block by block (``steps``
+    calls a block; one warm-up round, then ``repeats`` timed ones), so that a neighbour's load falls on all of
+    them. ``before_block`` runs, untimed, before every block (e.g. to refill the gradients a call scales)."""
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(repeats + 1):
+        for name, call in calls.items():
+            if before_block is not None:
+                before_block()
+            start = time.process_time()
+            for _ in range(steps):
+                call()
+            times[name].append((time.process_time() - start) / steps * 1e6)
+    return {name: float(np.median(values[1:])) for name, values in times.items()}

@@ -23,9 +23,9 @@ import argparse
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
+from _common import cpu_us_per_call
 
 FIRST = """
 import sys, time, torch
@@ -81,14 +81,7 @@ def step_costs(params: list, steps: int, repeats: int) -> dict[str, float]:
         "torch.optim default": torch.optim.Adam(params, lr=1e-6),
         "FusedAdam": FusedAdam(params, lr=1e-6),
     }
-    times: dict[str, list[float]] = {name: [] for name in optimizers}
-    for _ in range(repeats + 1):  # the first round warms up
-        for name, optimizer in optimizers.items():
-            start = time.process_time()
-            for _ in range(steps):
-                optimizer.step()
-            times[name].append((time.process_time() - start) / steps * 1e6)
-    return {name: float(np.median(values[1:])) for name, values in times.items()}
+    return cpu_us_per_call({name: optimizer.step for name, optimizer in optimizers.items()}, steps, repeats)
 
 
 def main() -> None:

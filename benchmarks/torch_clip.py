@@ -13,9 +13,8 @@ median over ``--repeats`` blocks, one thread. The clipped gradients are the same
 from __future__ import annotations
 
 import argparse
-import time
 
-import numpy as np
+from _common import cpu_us_per_call
 from torch_adam import learner_parameters
 
 #: (label, algorithm, environment, the learner's optimizer whose parameters are clipped)
@@ -40,17 +39,12 @@ def clip_costs(params: list, steps: int, repeats: int) -> dict[str, float]:
     def rlkit_clip() -> None:
         clip_by_global_norm_([param.grad for param in params], 1.0)
 
-    functions = {"clip_grad_norm_": torch_utils, "clip_by_global_norm_": rlkit_clip}
-    times: dict[str, list[float]] = {name: [] for name in functions}
-    for _ in range(repeats + 1):  # the first round warms up
-        for name, function in functions.items():
-            for param in params:  # a norm far above 1: every call scales
-                param.grad = torch.full_like(param, 10.0)
-            start = time.process_time()
-            for _ in range(steps):
-                function()
-            times[name].append((time.process_time() - start) / steps * 1e6)
-    return {name: float(np.median(values[1:])) for name, values in times.items()}
+    def refill() -> None:  # a norm far above 1: every call scales
+        for param in params:
+            param.grad = torch.full_like(param, 10.0)
+
+    calls = {"clip_grad_norm_": torch_utils, "clip_by_global_norm_": rlkit_clip}
+    return cpu_us_per_call(calls, steps, repeats, before_block=refill)
 
 
 def main() -> None:

@@ -64,8 +64,11 @@ print(json.dumps(before), json.dumps(blas_threads()))
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="numpy's BLAS starts one thread per core: needs two cores")
-@pytest.mark.parametrize("configure", ["configure_numpy", "configure_torch", "configure_tensorflow"])
-@pytest.mark.parametrize("threads", [None, "2"], ids=["default", "RLKIT_THREADS=2"])
+@pytest.mark.parametrize(
+    ("configure", "threads"),
+    [("configure_numpy", None), ("configure_numpy", "2"), ("configure_torch", None), ("configure_tensorflow", None)],
+    ids=["numpy", "numpy, RLKIT_THREADS=2", "torch", "tensorflow"],  # the frameworks pass their count on
+)
 def test_configuring_a_framework_holds_numpys_blas_to_rlkits_threads(configure, threads):
     if configure != "configure_numpy":
         pytest.importorskip({"configure_torch": "torch", "configure_tensorflow": "tensorflow"}[configure])
