@@ -57,8 +57,19 @@ from rlkit import hardware
 def blas_threads():
     return sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
 
+def rollout_worker():  # a Ray rollout worker's actor, built here without Ray (Ray pins OMP_NUM_THREADS itself)
+    from rlkit.algos.actor_critic.config import initial_weights
+    from rlkit.algos.ppo.agent import PPOAgent
+    from rlkit.algos.ppo.config import PPOConfig
+    from rlkit.distributed.rollouts import RolloutWorker, WorkerSpec
+    from rlkit.envs import env_source, make_env, space_info
+
+    config, action = PPOConfig(num_envs=1), space_info(make_env("CartPole-v1").action_space)
+    spec = WorkerSpec(PPOAgent, env_source("CartPole-v1"), "CartPole-v1", 4, action, config, 0, 0, 1, 1)
+    RolloutWorker(spec, initial_weights(4, 2, True, config, 0)).envs.close()
+
 before = blas_threads()
-getattr(hardware, sys.argv[1])()
+rollout_worker() if sys.argv[1] == "RolloutWorker" else getattr(hardware, sys.argv[1])()
 print(json.dumps(before), json.dumps(blas_threads()))
 """
 
@@ -66,11 +77,18 @@ print(json.dumps(before), json.dumps(blas_threads()))
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="numpy's BLAS starts one thread per core: needs two cores")
 @pytest.mark.parametrize(
     ("configure", "threads"),
-    [("configure_numpy", None), ("configure_numpy", "2"), ("configure_torch", None), ("configure_tensorflow", None)],
-    ids=["numpy", "numpy, RLKIT_THREADS=2", "torch", "tensorflow"],  # the frameworks pass their count on
+    [
+        ("configure_numpy", None),
+        ("configure_numpy", "2"),
+        ("configure_torch", None),
+        ("configure_tensorflow", None),
+        ("RolloutWorker", None),
+    ],
+    # the frameworks pass their count on; a rollout worker builds no learner and sets it itself
+    ids=["numpy", "numpy, RLKIT_THREADS=2", "torch", "tensorflow", "Ray rollout worker"],
 )
 def test_configuring_a_framework_holds_numpys_blas_to_rlkits_threads(configure, threads):
-    if configure != "configure_numpy":
+    if configure in ("configure_torch", "configure_tensorflow"):
         pytest.importorskip({"configure_torch": "torch", "configure_tensorflow": "tensorflow"}[configure])
     env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS") and k != "RLKIT_THREADS"}
     if threads:

@@ -95,7 +95,9 @@ class RolloutWorker:
     """A block of the run's environments and a numpy actor; made a Ray actor by :class:`WorkerPool`."""
 
     def __init__(self, spec: WorkerSpec, weights: list[np.ndarray], state: dict | None = None) -> None:
-        configure_numpy()  # the worker acts in numpy and builds no framework learner that would set it
+        # the worker acts in numpy and builds no learner that would hold numpy's BLAS to RLKIT_THREADS (Ray's
+        # OMP_NUM_THREADS=1 for a one-CPU actor happens to as well, but ignores RLKIT_THREADS)
+        configure_numpy()
         self.spec = spec
         seed = spec.seed + spec.first  # sub-environment i of the whole run is seeded seed + i
         self.envs = make_vec_env(spec.env, spec.count, seed=seed)
