@@ -16,6 +16,7 @@ The check works on numpy arrays, torch tensors and TensorFlow tensors alike: it 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,19 +28,30 @@ from rlkit.errors import ContractError
 Dim = int | str
 
 
+#: Names of the dtypes already seen: numpy computes ``dtype.name`` anew on every read, and the check runs
+#: once per batch, so the name is looked up by the (hashable) dtype instead.
+_DTYPE_NAMES: dict[Any, str] = {}
+
+
 def dtype_name(value: Any) -> str:
     """The dtype of a numpy array, torch tensor or tf tensor as a plain name such as ``'float32'``."""
     dtype = getattr(value, "dtype", None)
     if dtype is None:
         return type(value).__name__
+    with contextlib.suppress(KeyError, TypeError):  # TypeError: an unhashable dtype, named each time
+        return _DTYPE_NAMES[dtype]
     name = getattr(dtype, "name", None)  # numpy and TensorFlow dtypes
-    if isinstance(name, str):
-        return name
-    return str(dtype).replace("torch.", "")  # torch.float32 -> float32
+    if not isinstance(name, str):
+        name = str(dtype).replace("torch.", "")  # torch.float32 -> float32
+    with contextlib.suppress(TypeError):
+        _DTYPE_NAMES[dtype] = name
+    return name
 
 
 def shape_of(value: Any) -> tuple[int, ...]:
     """The shape as a tuple of ints, for numpy arrays and torch or tf tensors."""
+    if isinstance(value, np.ndarray):
+        return value.shape
     shape = getattr(value, "shape", None)
     if shape is None:
         return np.shape(value)
@@ -94,15 +106,16 @@ class TensorContract:
 
     def _check_field(self, name: str, spec: Field, value: Any, bound: dict[str, int]) -> None:
         shape = shape_of(value)
-        expected = spec.describe(bound)
-        if len(shape) != len(spec.shape) or not self._dims_match(spec.shape, shape, bound):
+        new = self._new_bindings(spec.shape, shape, bound) if len(shape) == len(spec.shape) else None
+        if new is None:
             raise ContractError(
-                f"batch['{name}'] has shape {shape}; {self.owner} expects {expected}{_shape_hint(spec.shape, shape)}"
+                f"batch['{name}'] has shape {shape}; {self.owner} expects {spec.describe(bound)}"
+                f"{_shape_hint(spec.shape, shape)}"
             )
         dtype = dtype_name(value)
         if dtype not in spec.dtypes:
             raise ContractError(
-                f"batch['{name}'] has dtype {dtype}; {self.owner} expects {expected}"
+                f"batch['{name}'] has dtype {dtype}; {self.owner} expects {spec.describe(bound)}"
                 f" — convert with .astype(np.{spec.dtypes[0]}) before the update"
             )
         if self.check_ranges and (spec.low is not None or spec.high is not None) and np.size(value):
@@ -113,16 +126,21 @@ class TensorContract:
                     f"batch['{name}'] has values in [{lo}, {hi}]; {self.owner} expects values in "
                     f"[{spec.low}, {spec.high}]"
                 )
+        bound.update(new)  # messages above describe the field with the dimensions bound before it
 
     @staticmethod
-    def _dims_match(expected: tuple[Dim, ...], actual: tuple[int, ...], bound: dict[str, int]) -> bool:
+    def _new_bindings(
+        expected: tuple[Dim, ...], actual: tuple[int, ...], bound: Mapping[str, int]
+    ) -> dict[str, int] | None:
+        """The symbolic dimensions this field binds, or ``None`` if its shape disagrees with ``bound``."""
+        new: dict[str, int] = {}
         for want, got in zip(expected, actual, strict=True):
             if isinstance(want, str):
-                if bound.setdefault(want, got) != got:
-                    return False
+                if new.setdefault(want, bound.get(want, got)) != got:
+                    return None
             elif want != got:
-                return False
-        return True
+                return None
+        return new
 
     def describe(self) -> str:
         """A table of the contract, one field a line, for docs and notebooks."""
