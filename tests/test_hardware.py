@@ -119,3 +119,11 @@ def test_configure_torch_flushes_denormals_to_zero_as_tensorflow_does():
     before, after = map(float, out.split())
     assert before > 0  # torch's default
     assert after == 0.0
+
+
+def test_tensorflow_flushes_denormals_by_default():
+    """Why configure_torch flushes: so both twins compute with the same arithmetic. The same expression on
+    torch's default keeps the denormal (the test above), so this one can tell the two apart."""
+    tf = pytest.importorskip("tensorflow")
+    tiny = tf.fill((4,), tf.constant(1e-39, tf.float32))
+    assert float(tf.reduce_max(tiny * 1.0)) == 0.0
