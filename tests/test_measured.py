@@ -12,7 +12,7 @@ from rlkit.measured import committed_results
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 
 
-@pytest.mark.parametrize("name", ["compare_sb3.json", "sac_temperature.json"])
+@pytest.mark.parametrize("name", ["compare_sb3.json", "sac_temperature.json", "replay_schemes.json"])
 def test_inside_the_checkout_the_committed_file_is_read(name):
     assert committed_results(name) == json.loads((RESULTS / name).read_text())
 

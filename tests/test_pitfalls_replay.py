@@ -21,6 +21,13 @@ def test_permutation_p_value_is_exact_on_small_samples():
         p([], [1.0])
 
 
+def test_permutation_p_value_enumerates_ten_seeds_against_ten():
+    p = bucketed_replay.permutation_p_value
+    assert p(list(range(10)), list(range(10, 20))) == pytest.approx(2 / 184_756)  # complete separation
+    with pytest.raises(ValueError, match="splits"):
+        p(list(range(15)), list(range(15)))  # 155 million splits: refused, not left to run for minutes
+
+
 def test_steps_to_solve_rejects_an_unknown_replay():
     with pytest.raises(ValueError, match="uniform"):
         bucketed_replay.steps_to_solve("rank-based", seed=0)

@@ -16,6 +16,7 @@ loop treats any buffer with ``update_priorities`` as prioritized and feeds it th
 from __future__ import annotations
 
 import itertools
+import math
 import time
 
 import numpy as np
@@ -24,6 +25,8 @@ from rlkit.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from rlkit.errors import RlkitError
 
 EDGES = (0.1, 0.5, 1.0, 2.0)
+#: The most splits :func:`permutation_p_value` enumerates (10 against 10 values: 184,756; 12 and 12: 2.7 million).
+MAX_SPLITS = 5_000_000
 
 
 class BucketedReplayBuffer(ReplayBuffer):
@@ -110,14 +113,19 @@ def permutation_p_value(a: list[float], b: list[float]) -> float:
     pooled = np.asarray([*a, *b], dtype=np.float64)
     if len(a) == 0 or len(b) == 0:
         raise ValueError("both samples need at least one value")
+    if math.comb(len(pooled), len(a)) > MAX_SPLITS:
+        raise ValueError(
+            f"{len(a)} against {len(b)} values have {math.comb(len(pooled), len(a)):,} splits, more than "
+            f"{MAX_SPLITS:,} to enumerate exactly"
+        )
     observed = abs(np.mean(a) - np.mean(b))
-    total, count, splits = pooled.sum(), 0, 0
-    for group in itertools.combinations(range(len(pooled)), len(a)):
-        first = pooled[list(group)].sum()
-        difference = abs(first / len(a) - (total - first) / len(b))
-        count += difference >= observed - 1e-9 * max(1.0, observed)
-        splits += 1
-    return count / splits
+    # every split at once, as rows of the first group's indices (184,756 rows for 10 against 10)
+    groups = np.fromiter(
+        itertools.combinations(range(len(pooled)), len(a)), dtype=np.dtype((np.intp, len(a)))
+    )
+    first = pooled[groups].sum(axis=1)
+    differences = np.abs(first / len(a) - (pooled.sum() - first) / len(b))
+    return float(np.mean(differences >= observed - 1e-9 * max(1.0, observed)))
 
 
 def replay_burst_ms(size: int = 100_000, batches: int = 128, batch_size: int = 128, repeats: int = 20) -> dict:

@@ -1,0 +1,106 @@
+"""Benchmark for claim C11: uniform, prioritized and bucketed replay, over more seeds than a chapter can run.
+
+Chapter 13 reads the file this writes (``benchmarks/results/replay_schemes.json``, committed with the code).
+Each run is DQN with its defaults on CartPole-v1 in TensorFlow, only the replay buffer changed
+(``rlkit.pitfalls.bucketed_replay.steps_to_solve``), stopped at its first greedy evaluation (every 2,500
+steps) at 475; a run that does not get there within the budget is kept with ``solved_at`` None. Ten seeds
+per scheme are 30 runs, about seven minutes of CPU on a 2-core Intel Xeon: longer than a chapter may take.
+
+    python benchmarks/replay_schemes.py                    # seeds 0-9, two workers
+    python benchmarks/replay_schemes.py --seeds 0 1 --workers 1 --out two_seeds.json
+    python benchmarks/replay_schemes.py --table            # the file's summary, as RESULTS.md shows it
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from compare_sb3 import commit, machine, now, portable
+
+from rlkit import hardware
+from rlkit.algos.dqn.config import DQNConfig
+from rlkit.pitfalls.bucketed_replay import REPLAYS, permutation_p_value, steps_to_solve
+
+RESULTS = Path(__file__).resolve().parent / "results" / "replay_schemes.json"
+BUDGET = 40_000
+
+
+def run_one(task: tuple[str, int, int]) -> dict:
+    """One (replay, seed) run, as the results file keeps it."""
+    replay, seed, budget = task
+    start = time.process_time()
+    solved_at = steps_to_solve(replay, seed, total_steps=budget)
+    return {"replay": replay, "seed": seed, "budget": budget, "solved_at": solved_at,
+            "cpu_s": time.process_time() - start}  # fmt: skip
+
+
+def markdown_table(document: dict) -> str:
+    """The summary of a results file, one row per scheme, as ``benchmarks/RESULTS.md`` shows it: steps to
+    solve (an unsolved run counted at its budget) and the exact permutation test against uniform replay."""
+    steps = {
+        replay: [run["solved_at"] or run["budget"] for run in document["runs"] if run["replay"] == replay]
+        for replay in REPLAYS
+    }
+    lines = [
+        "| replay | seeds solved | median steps to solve (range) | mean | p against uniform | median CPU s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for replay, values in steps.items():
+        runs = [run for run in document["runs"] if run["replay"] == replay]
+        solved = sum(run["solved_at"] is not None for run in runs)
+        p_value = "-" if replay == "uniform" else f"{permutation_p_value(values, steps['uniform']):.2f}"
+        cells = [
+            replay, f"{solved}/{len(runs)}", f"{np.median(values):,.0f} ({min(values):,}-{max(values):,})",
+            f"{np.mean(values):,.0f}", p_value, f"{np.median([run['cpu_s'] for run in runs]):.1f}",
+        ]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", nargs="+", type=int, default=list(range(10)))
+    parser.add_argument("--workers", type=int, default=2, help="processes, one CPU thread each")
+    parser.add_argument("--budget", type=int, default=BUDGET, help="environment steps per run at most")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--table", action="store_true", help="print --out's summary table and stop")
+    args = parser.parse_args()
+    if args.table:
+        print(markdown_table(json.loads(args.out.read_text())))
+        return
+    if args.workers < 1 or args.budget < 1 or len(set(args.seeds)) != len(args.seeds):
+        parser.error("--workers and --budget must be >= 1 and --seeds must not repeat")
+    document = {
+        "claim": "C11", "algo": "dqn", "framework": "tf", "env": "CartPole-v1", "threshold": 475,
+        "eval_every": DQNConfig().eval_every,
+        "command": "python benchmarks/replay_schemes.py " + " ".join(portable(sys.argv[1:])),
+        "rlkit_commit": commit(), "machine": machine(), "versions": hardware.versions(),
+        "load_average_at_start": os.getloadavg(), "started": now(), "runs": [],
+    }  # fmt: skip
+    tasks = [(replay, seed, args.budget) for seed in args.seeds for replay in REPLAYS]
+
+    def write(finished: bool) -> None:  # after every run: an interrupted pass keeps what it measured
+        document["runs"].sort(key=lambda run: (REPLAYS.index(run["replay"]), run["seed"]))
+        document["finished"] = now() if finished else None
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(document, indent=1) + "\n")
+
+    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+        for run in pool.imap_unordered(run_one, tasks):
+            document["runs"].append(run)
+            write(finished=False)
+            solved = "never" if run["solved_at"] is None else f"{run['solved_at']:,}"
+            print(f"{run['replay']:>11} seed {run['seed']}: solved at {solved}, {run['cpu_s']:.0f} CPU s", flush=True)
+    write(finished=True)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""benchmarks/replay_schemes.py, the runs chapter 13 reads for claim C11: a smoke run, and the committed file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rlkit.pitfalls.bucketed_replay import REPLAYS
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = ROOT / "benchmarks" / "results" / "replay_schemes.json"
+
+
+def test_a_short_pass_writes_every_scheme_with_the_record_the_chapter_reads(tmp_path):
+    pytest.importorskip("tensorflow")
+    out = tmp_path / "schemes.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "replay_schemes.py"), "--seeds", "5", "--budget", "1500"]
+    command += ["--workers", "1", "--out", str(out)]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0"}
+    subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    written = json.loads(out.read_text())
+    assert [run["replay"] for run in written["runs"]] == list(REPLAYS)
+    assert written["finished"] is not None and written["command"].endswith("--out schemes.json")
+    for run in written["runs"]:
+        assert (run["seed"], run["budget"], run["solved_at"]) == (5, 1_500, None)  # too few steps to solve
+
+
+def test_the_committed_file_has_ten_seeds_of_every_scheme_at_the_chapters_budget():
+    committed = json.loads(COMMITTED.read_text())
+    assert committed["finished"] is not None and committed["framework"] == "tf"
+    for replay in REPLAYS:
+        assert sorted(run["seed"] for run in committed["runs"] if run["replay"] == replay) == list(range(10))
+    assert {run["budget"] for run in committed["runs"]} == {40_000}
+
+
+def test_results_md_shows_the_table_of_the_committed_file():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import replay_schemes
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    table = replay_schemes.markdown_table(json.loads(COMMITTED.read_text()))
+    assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `replay_schemes.py --table`"
