@@ -120,9 +120,7 @@ def permutation_p_value(a: list[float], b: list[float]) -> float:
         )
     observed = abs(np.mean(a) - np.mean(b))
     # every split at once, as rows of the first group's indices (184,756 rows for 10 against 10)
-    groups = np.fromiter(
-        itertools.combinations(range(len(pooled)), len(a)), dtype=np.dtype((np.intp, len(a)))
-    )
+    groups = np.fromiter(itertools.combinations(range(len(pooled)), len(a)), dtype=np.dtype((np.intp, len(a))))
     first = pooled[groups].sum(axis=1)
     differences = np.abs(first / len(a) - (pooled.sum() - first) / len(b))
     return float(np.mean(differences >= observed - 1e-9 * max(1.0, observed)))
