@@ -15,16 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
-import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from compare_sb3 import commit, machine, now, portable
+from _results_file import provenance, run_into_file
 
-from rlkit import hardware
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.pitfalls.bucketed_replay import REPLAYS, permutation_p_value, steps_to_solve
 
@@ -79,27 +75,20 @@ def main() -> None:
         parser.error("--workers and --budget must be >= 1 and --seeds must not repeat")
     document = {
         "claim": "C11", "algo": "dqn", "framework": "tf", "env": "CartPole-v1", "threshold": 475,
-        "eval_every": DQNConfig().eval_every,
-        "command": "python benchmarks/replay_schemes.py " + " ".join(portable(sys.argv[1:])),
-        "rlkit_commit": commit(), "machine": machine(), "versions": hardware.versions(),
-        "load_average_at_start": os.getloadavg(), "started": now(), "runs": [],
+        "eval_every": DQNConfig().eval_every, **provenance("replay_schemes.py"), "runs": [],
     }  # fmt: skip
     tasks = [(replay, seed, args.budget) for seed in args.seeds for replay in REPLAYS]
+    run_into_file(document, args.out, run_one, tasks, args.workers, order=order, report=report)
 
-    def write(finished: bool) -> None:  # after every run: an interrupted pass keeps what it measured
-        document["runs"].sort(key=lambda run: (REPLAYS.index(run["replay"]), run["seed"]))
-        document["finished"] = now() if finished else None
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(document, indent=1) + "\n")
 
-    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        for run in pool.imap_unordered(run_one, tasks):
-            document["runs"].append(run)
-            write(finished=False)
-            solved = "never" if run["solved_at"] is None else f"{run['solved_at']:,}"
-            print(f"{run['replay']:>11} seed {run['seed']}: solved at {solved}, {run['cpu_s']:.0f} CPU s", flush=True)
-    write(finished=True)
-    print(f"wrote {args.out}")
+def order(run: dict) -> tuple:
+    """The file's order of runs: by scheme, then seed."""
+    return REPLAYS.index(run["replay"]), run["seed"]
+
+
+def report(run: dict) -> str:
+    solved = "never" if run["solved_at"] is None else f"{run['solved_at']:,}"
+    return f"{run['replay']:>11} seed {run['seed']}: solved at {solved}, {run['cpu_s']:.0f} CPU s"
 
 
 if __name__ == "__main__":

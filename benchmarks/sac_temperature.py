@@ -18,16 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
-import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from compare_sb3 import commit, machine, now, portable
+from _results_file import provenance, run_into_file
 
-from rlkit import hardware
 from rlkit.pitfalls.alpha_tape import DIP_BELOW, TEMPERATURES, after_solving, temperature_run, temperature_summary
 
 RESULTS = Path(__file__).resolve().parent / "results" / "sac_temperature.json"
@@ -89,35 +85,27 @@ def main() -> None:
     if args.workers < 1 or len(set(args.seeds)) != len(args.seeds):
         parser.error("--workers must be >= 1 and --seeds must not repeat")
     document = {
-        "claim": "C25", "algo": "sac", "framework": "tf", "env": "Pendulum-v1",
-        "command": "python benchmarks/sac_temperature.py " + " ".join(portable(sys.argv[1:])),
-        "rlkit_commit": commit(), "machine": machine(), "versions": hardware.versions(),
-        "load_average_at_start": os.getloadavg(), "started": now(),
+        "claim": "C25", "algo": "sac", "framework": "tf", "env": "Pendulum-v1", **provenance("sac_temperature.py"),
         "eval_every": EVAL_EVERY, "eval_episodes": EVAL_EPISODES, "settings": TEMPERATURES,
         "stability_settings": list(STABILITY), "runs": [],
     }  # fmt: skip
     tasks = [(setting, seed, args.steps) for seed in args.seeds for setting in TEMPERATURES]
+    run_into_file(document, args.out, run_one, tasks, args.workers, order=order, report=report)
 
-    def write(finished: bool) -> None:  # after every run: an interrupted pass keeps what it measured
-        document["runs"].sort(key=lambda run: (list(TEMPERATURES).index(run["setting"]), run["seed"]))
-        document["finished"] = now() if finished else None
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(document, indent=1) + "\n")
 
-    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        for run in pool.imap_unordered(run_one, tasks):
-            document["runs"].append(run)
-            write(finished=False)
-            solved = "never" if run["solved_at"] is None else f"{run['solved_at']:,}"
-            after = after_solving(run)
-            lowest = f"{after.min():.0f}" if len(after) else "-"
-            print(
-                f"{run['setting']:<30} seed {run['seed']}: -200 at step {solved:>6}, alpha at the end "
-                f"{run['alpha_end']:.3f}, lowest evaluation from there {lowest:>5}, {run['cpu_s']:.0f} CPU s",
-                flush=True,
-            )
-    write(finished=True)
-    print(f"wrote {args.out}")
+def order(run: dict) -> tuple:
+    """The file's order of runs: by setting, then seed."""
+    return list(TEMPERATURES).index(run["setting"]), run["seed"]
+
+
+def report(run: dict) -> str:
+    solved = "never" if run["solved_at"] is None else f"{run['solved_at']:,}"
+    after = after_solving(run)
+    lowest = f"{after.min():.0f}" if len(after) else "-"
+    return (
+        f"{run['setting']:<30} seed {run['seed']}: -200 at step {solved:>6}, alpha at the end "
+        f"{run['alpha_end']:.3f}, lowest evaluation from there {lowest:>5}, {run['cpu_s']:.0f} CPU s"
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,53 @@
+"""Shared by the benchmarks whose committed results file a chapter reads (``sac_temperature.py``,
+``replay_schemes.py``): the file's record of how it was measured, and a pool of runs that rewrites the file
+after every finished run, so that an interrupted pass keeps what it measured."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from compare_sb3 import commit, machine, now, portable
+
+from rlkit import hardware
+
+
+def provenance(script: str) -> dict:
+    """Where and how the file was measured: the command (paths made portable), rlkit's commit, the machine,
+    the versions, the load at the start and the start time."""
+    return {
+        "command": f"python benchmarks/{script} " + " ".join(portable(sys.argv[1:])),
+        "rlkit_commit": commit(), "machine": machine(), "versions": hardware.versions(),
+        "load_average_at_start": os.getloadavg(), "started": now(),
+    }  # fmt: skip
+
+
+def run_into_file(
+    document: dict,
+    out: Path,
+    run_one: Callable,
+    tasks: Iterable,
+    workers: int,
+    order: Callable[[dict], tuple],
+    report: Callable[[dict], str],
+) -> None:
+    """Run ``run_one`` on every task in ``workers`` spawned processes, appending each finished run to
+    ``document["runs"]`` (sorted by ``order``) and writing ``out`` after each, then once more, finished."""
+
+    def write(finished: bool) -> None:
+        document["runs"].sort(key=order)
+        document["finished"] = now() if finished else None
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(document, indent=1) + "\n")
+
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        for run in pool.imap_unordered(run_one, list(tasks)):
+            document["runs"].append(run)
+            write(finished=False)
+            print(report(run), flush=True)
+    write(finished=True)
+    print(f"wrote {out}")
