@@ -4,6 +4,7 @@ after every finished run, so that an interrupted pass keeps what it measured."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import multiprocessing
 import os
@@ -14,6 +15,23 @@ from pathlib import Path
 from compare_sb3 import commit, machine, now, portable
 
 from rlkit import hardware
+
+
+def seed_sweep_parser(description: str, results: Path) -> argparse.ArgumentParser:
+    """The options every such benchmark takes: ``--seeds`` (0-9), ``--workers``, ``--out`` and ``--table``;
+    the script adds its budget option and checks the values with :func:`check_sweep`."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", nargs="+", type=int, default=list(range(10)))
+    parser.add_argument("--workers", type=int, default=2, help="processes, one CPU thread each")
+    parser.add_argument("--out", type=Path, default=results)
+    parser.add_argument("--table", action="store_true", help="print --out's summary table and stop")
+    return parser
+
+
+def check_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse what would run nothing or run a seed twice."""
+    if args.workers < 1 or len(set(args.seeds)) != len(args.seeds):
+        parser.error("--workers must be >= 1 and --seeds must not repeat")
 
 
 def provenance(script: str) -> dict:

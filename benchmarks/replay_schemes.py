@@ -13,13 +13,12 @@ per scheme are 30 runs, about seven minutes of CPU on a 2-core Intel Xeon: longe
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import provenance, run_into_file
+from _results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.pitfalls.bucketed_replay import REPLAYS, permutation_p_value, steps_to_solve
@@ -61,18 +60,15 @@ def markdown_table(document: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", nargs="+", type=int, default=list(range(10)))
-    parser.add_argument("--workers", type=int, default=2, help="processes, one CPU thread each")
+    parser = seed_sweep_parser(__doc__, RESULTS)
     parser.add_argument("--budget", type=int, default=BUDGET, help="environment steps per run at most")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--table", action="store_true", help="print --out's summary table and stop")
     args = parser.parse_args()
     if args.table:
         print(markdown_table(json.loads(args.out.read_text())))
         return
-    if args.workers < 1 or args.budget < 1 or len(set(args.seeds)) != len(args.seeds):
-        parser.error("--workers and --budget must be >= 1 and --seeds must not repeat")
+    check_sweep(parser, args)
+    if args.budget < 1:
+        parser.error("--budget must be >= 1")
     document = {
         "claim": "C11", "algo": "dqn", "framework": "tf", "env": "CartPole-v1", "threshold": 475,
         "eval_every": DQNConfig().eval_every, **provenance("replay_schemes.py"), "runs": [],

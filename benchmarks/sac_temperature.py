@@ -16,13 +16,12 @@ runs here for ten seeds, in TensorFlow, with the chapter's evaluations (every 50
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import provenance, run_into_file
+from _results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 
 from rlkit.pitfalls.alpha_tape import DIP_BELOW, TEMPERATURES, after_solving, temperature_run, temperature_summary
 
@@ -72,18 +71,13 @@ def markdown_table(document: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", nargs="+", type=int, default=list(range(10)))
-    parser.add_argument("--workers", type=int, default=2, help="processes, one CPU thread each")
+    parser = seed_sweep_parser(__doc__, RESULTS)
     parser.add_argument("--steps", type=int, default=None, help="budget per run (default: 7,000 / 10,000)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--table", action="store_true", help="print --out's summary table and stop")
     args = parser.parse_args()
     if args.table:
         print(markdown_table(json.loads(args.out.read_text())))
         return
-    if args.workers < 1 or len(set(args.seeds)) != len(args.seeds):
-        parser.error("--workers must be >= 1 and --seeds must not repeat")
+    check_sweep(parser, args)
     document = {
         "claim": "C25", "algo": "sac", "framework": "tf", "env": "Pendulum-v1", **provenance("sac_temperature.py"),
         "eval_every": EVAL_EVERY, "eval_episodes": EVAL_EPISODES, "settings": TEMPERATURES,
