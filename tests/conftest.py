@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
 import numpy as np
 import pytest
+
+#: The benchmark scripts: run as scripts, they import each other by their file names.
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 @pytest.fixture
@@ -20,3 +30,21 @@ def dqn_batch(rng: np.random.Generator, batch_size: int = 32, obs_dim: int = 4, 
         "next_obs": rng.normal(size=(batch_size, obs_dim)).astype(np.float32),
         "terminated": (rng.random(batch_size) < 0.2).astype(np.float32),
     }
+
+
+def benchmark_script(name: str) -> ModuleType:
+    """Import ``benchmarks/<name>.py`` as its command line does, with the folder on the path for its own
+    imports (``from compare_sb3 import ...``)."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
+def run_benchmark(name: str, *arguments: str, timeout: int = 300) -> None:
+    """Run ``python benchmarks/<name>.py ARGUMENTS`` from the repository's root, as a reader would; fails on a
+    non-zero exit."""
+    command = [sys.executable, str(BENCHMARKS / f"{name}.py"), *arguments]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0"}
+    subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=BENCHMARKS.parent, timeout=timeout)

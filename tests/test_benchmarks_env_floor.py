@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from conftest import benchmark_script
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-try:
-    import env_floor
-finally:
-    sys.path.pop(0)
+env_floor = benchmark_script("env_floor")
 
 
 def runs(library: str, framework: str, solved_at: int, cpu_s: float, seeds: int = 3) -> list[dict]:

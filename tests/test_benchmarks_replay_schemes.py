@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import benchmark_script, run_benchmark
 
 from rlkit.pitfalls.bucketed_replay import REPLAYS
 
@@ -19,10 +17,7 @@ COMMITTED = ROOT / "benchmarks" / "results" / "replay_schemes.json"
 def test_a_short_pass_writes_every_scheme_with_the_record_the_chapter_reads(tmp_path):
     pytest.importorskip("tensorflow")
     out = tmp_path / "schemes.json"
-    command = [sys.executable, str(ROOT / "benchmarks" / "replay_schemes.py"), "--seeds", "5", "--budget", "1500"]
-    command += ["--workers", "1", "--out", str(out)]
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0"}
-    subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    run_benchmark("replay_schemes", "--seeds", "5", "--budget", "1500", "--workers", "1", "--out", str(out))
     written = json.loads(out.read_text())
     assert [run["replay"] for run in written["runs"]] == list(REPLAYS)
     assert written["finished"] is not None and written["command"].endswith("--out schemes.json")
@@ -39,10 +34,5 @@ def test_the_committed_file_has_ten_seeds_of_every_scheme_at_the_chapters_budget
 
 
 def test_results_md_shows_the_table_of_the_committed_file():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import replay_schemes
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    table = replay_schemes.markdown_table(json.loads(COMMITTED.read_text()))
+    table = benchmark_script("replay_schemes").markdown_table(json.loads(COMMITTED.read_text()))
     assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `replay_schemes.py --table`"

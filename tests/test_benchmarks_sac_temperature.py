@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import benchmark_script, run_benchmark
 
 from rlkit.pitfalls.alpha_tape import TEMPERATURES, after_solving
 
@@ -19,10 +17,7 @@ COMMITTED = ROOT / "benchmarks" / "results" / "sac_temperature.json"
 def test_a_short_pass_writes_every_setting_with_the_record_the_chapter_reads(tmp_path):
     pytest.importorskip("tensorflow")
     out = tmp_path / "temperature.json"
-    command = [sys.executable, str(ROOT / "benchmarks" / "sac_temperature.py"), "--seeds", "5", "--steps", "1200"]
-    command += ["--workers", "1", "--out", str(out)]
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0"}
-    subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    run_benchmark("sac_temperature", "--seeds", "5", "--steps", "1200", "--workers", "1", "--out", str(out))
     written = json.loads(out.read_text())
     assert [run["setting"] for run in written["runs"]] == list(TEMPERATURES)
     assert written["finished"] is not None and written["command"].endswith("--out temperature.json")
@@ -41,10 +36,5 @@ def test_the_committed_file_has_ten_seeds_of_every_setting_as_the_code_defines_t
 
 
 def test_results_md_shows_the_table_of_the_committed_file():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import sac_temperature
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    table = sac_temperature.markdown_table(json.loads(COMMITTED.read_text()))
+    table = benchmark_script("sac_temperature").markdown_table(json.loads(COMMITTED.read_text()))
     assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `sac_temperature.py --table`"
