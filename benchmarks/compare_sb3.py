@@ -6,8 +6,9 @@ three runs of a seed share the machine's state and their time ratio is measured 
 
 * keeps its own default budget: rlkit's ``rlkit.train(algo, env=...)`` default, SB3's RL-Zoo ``n_timesteps``;
 * is evaluated on one shared schedule (every ``EVAL_EVERY`` environment steps and after its last step) by one
-  function, :func:`rlkit.evaluate`: 10 greedy episodes on seeds ``1_000_000 + 1_000 * seed + step`` (rlkit's own
-  evaluation, which SB3's callback repeats), the evaluation time counted inside the training time of both;
+  function, :func:`rlkit.evaluate.play_episodes`: 10 greedy episodes on seeds ``1_000_000 + 1_000 * seed + step``
+  (rlkit's own evaluation, which SB3's callback repeats), the evaluation time counted inside the training time of
+  both;
 * records per evaluation the step, wall seconds, process CPU seconds and mean return, all from before the agent
   is built (frameworks are imported once per worker, before any clock starts).
 
@@ -55,6 +56,7 @@ import rlkit
 from rlkit import hardware
 from rlkit.callbacks import Callback
 from rlkit.envs import solve_threshold
+from rlkit.evaluate import play_episodes
 from rlkit.seeding import eval_seed
 
 RESULTS = Path(__file__).parent / "results" / "compare_sb3.json"
@@ -157,7 +159,7 @@ class Curve:
         """rlkit's evaluation, with the episodes rlkit's own schedule would run at ``step``."""
         while self.next_step <= step:
             self.next_step += self.eval_every
-        returns = rlkit.evaluate(policy, self.env_id, EVAL_EPISODES, seed=eval_seed(self.seed, step))
+        returns = play_episodes(policy, self.env_id, EVAL_EPISODES, seed=eval_seed(self.seed, step))
         self.record(step, float(returns.mean()))
 
 

@@ -159,10 +159,10 @@ class EvaluateEvery(Callback):
 
     def on_step(self, run) -> None:
         if run.step >= self.next_eval:
-            from rlkit.evaluate import evaluate
+            from rlkit.evaluate import play_episodes
 
             while self.next_eval <= run.step:  # a continued run starts past several multiples
                 self.next_eval += self.every
             env = self.env or run.agent.training_env  # a custom env has no id to look up
-            returns = evaluate(run.agent, env, self.episodes, seed=2_000_000 + run.step)
+            returns = play_episodes(run.agent, env, self.episodes, seed=2_000_000 + run.step)
             run.log(**{self.name: float(returns.mean())})

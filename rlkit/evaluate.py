@@ -28,9 +28,16 @@ def evaluate(
     ``policy`` is an rlkit agent, any object with ``act(obs, deterministic=True)`` or with
     Stable-Baselines3's ``predict(obs, deterministic=True) -> (actions, state)``, or a callable
     ``obs_batch -> actions``. The default ``seed`` differs from training seeds so evaluation episodes are not
-    the training ones. An agent whose observation or action space does not fit ``env`` is refused with the
-    two spaces named, before any step.
+    the training ones; it is shifted by ``RLKIT_SEED_OFFSET`` (:func:`rlkit.seeding.shifted`). An agent whose
+    observation or action space does not fit ``env`` is refused with the two spaces named, before any step.
     """
+    from rlkit.seeding import shifted
+
+    return play_episodes(policy, env, episodes, shifted(seed), max_steps)
+
+
+def play_episodes(policy: Any, env: str, episodes: int, seed: int, max_steps: int = 100_000) -> np.ndarray:
+    """:func:`evaluate` with ``seed`` as it is: what a run calls with the seeds it derives from its own."""
     act = _as_policy(policy)
     if not isinstance(episodes, int) or episodes < 1:
         raise RlkitError(f"episodes must be a positive int, got {episodes!r}")

@@ -169,13 +169,14 @@ def cpu_vendor() -> str | None:
 def blas_note(info: dict) -> str | None:
     """A warning when torch's matrix products run in Intel MKL on a CPU that is not Intel's.
 
-    MKL chooses its kernels by the CPU's vendor, not only by its instructions: on AMD processors it takes a
-    generic path (measured on an AMD EPYC: a 256x64 @ 64x64 product 2.2x slower, a replay gradient step 10-27%;
-    ``benchmarks/blas_path.py``). TensorFlow's oneDNN is not affected, so torch-vs-TF timings differ by CPU.
+    MKL chooses its kernels by the CPU's vendor, not only by its instructions: on AMD processors it can take a
+    generic path. What that costs varies between CPUs of the same vendor (on one AMD EPYC a 256x64 @ 64x64
+    product 2.2x slower and a replay gradient step 10-27%; on another, no difference beyond noise;
+    ``benchmarks/blas_path.py`` measures it), so the note says "may". TensorFlow's oneDNN is not affected.
     """
     vendor, torch_info = info.get("cpu_vendor"), info.get("torch") or {}
     if torch_info.get("blas") == "mkl" and vendor is not None and vendor != "GenuineIntel":
-        return f"torch multiplies matrices with Intel MKL, which takes a slower path on {vendor} CPUs"
+        return f"torch multiplies matrices with Intel MKL, which may take a slower path on {vendor} CPUs"
     return None
 
 

@@ -103,3 +103,13 @@ def test_timings_report_every_way_and_restore_the_thread_setting():
     assert torch.get_num_threads() == default_threads()
     with pytest.raises(ValueError, match="torch only"):
         acting_speed.time_update_steps("tf", threads=2)
+
+
+def test_sign_test_p_value_is_the_exact_two_sided_binomial_tail():
+    assert overestimation.sign_test_p_value(10, 20) == 1.0  # an even split is the likeliest outcome
+    assert overestimation.sign_test_p_value(20, 20) == pytest.approx(2 / 2**20)
+    assert overestimation.sign_test_p_value(0, 20) == overestimation.sign_test_p_value(20, 20)  # two-sided
+    assert overestimation.sign_test_p_value(15, 20) == pytest.approx(0.0414, abs=1e-4)  # 2 * P(X >= 15)
+    assert overestimation.sign_test_p_value(14, 20) > 0.05
+    with pytest.raises(ValueError, match="wins must lie in"):
+        overestimation.sign_test_p_value(21, 20)

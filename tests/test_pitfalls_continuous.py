@@ -124,7 +124,10 @@ def test_no_grad_ways_differ_in_graph_kept_and_gradients_on_the_targets():
     with_no_grad, attached = way("no_grad, log tensor"), way("no no_grad, log tensor")
     assert with_no_grad["graph_nodes_kept"] == 0 < attached["graph_nodes_kept"]
     assert attached["gradients_on_targets"] and not with_no_grad["gradients_on_targets"]
-    assert not way("no no_grad, detach, log tensor")["gradients_on_targets"]
+    leaked = way("no no_grad, detach, log tensor")
+    assert not leaked["gradients_on_targets"]
+    # only the graph no backward pass ran through still holds tensors; the attached one's were freed
+    assert leaked["graph_mb_per_update"] > 0 == attached["graph_mb_per_update"] == with_no_grad["graph_mb_per_update"]
 
 
 def test_graph_size_counts_the_nodes_a_tensor_keeps_alive():
@@ -133,6 +136,18 @@ def test_graph_size_counts_the_nodes_a_tensor_keeps_alive():
     leaf = torch.zeros(3, requires_grad=True)
     assert target_no_grad.graph_size(leaf) == 0
     assert target_no_grad.graph_size((leaf * 2).sum()) == 3  # SumBackward, MulBackward, AccumulateGrad
+
+
+def test_graph_bytes_counts_the_tensors_a_graph_holds_until_backward():
+    import torch
+
+    weights = torch.zeros(256, requires_grad=True)
+    inputs = torch.ones(1000, 256)
+    loss = (inputs * weights).sum()  # weights' gradient needs the inputs: MulBackward saves them
+    assert target_no_grad.graph_bytes(weights) == 0
+    assert target_no_grad.graph_bytes(loss) == 4 * 1000 * 256
+    loss.backward()
+    assert target_no_grad.graph_bytes(loss) == 0  # freed by the backward pass
 
 
 def test_alpha_tape_experiment_names_the_real_traps():

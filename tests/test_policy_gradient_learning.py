@@ -15,8 +15,11 @@ def test_solves_cartpole(algo, framework):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
     result = rlkit.train(algo, env="CartPole-v1", framework=framework, seed=1, stop_when_solved=True, progress=False)
     assert result.solved_at_step is not None, str(result)
+    # A policy stopped at its first evaluation at 475 (10 episodes) sits near the threshold: on 20 new episodes
+    # PPO's scored 486-500 on seeds 1-6 in both frameworks here and 463.6 (TF, seed 1) on another AMD EPYC.
+    # 425 keeps that margin; a policy that has not learned to balance scores far below it.
     returns = rlkit.evaluate(result.agent, "CartPole-v1", episodes=20, seed=2024)
-    assert returns.mean() >= 475, f"mean return {returns.mean():.1f} over 20 episodes"
+    assert returns.mean() >= 425, f"mean return {returns.mean():.1f} over 20 episodes"
 
 
 @pytest.mark.parametrize("framework", ["torch", "tf"])

@@ -99,6 +99,7 @@ class Agent:
             raise RlkitError(f"steps must be a positive int, got {steps!r}")
         from rlkit.algos import training
         from rlkit.envs import env_source, is_registered
+        from rlkit.seeding import shifted
 
         if self.loop is None:
             if env is not None:
@@ -110,7 +111,7 @@ class Agent:
                 )
         elif env is not None:
             raise RlkitError("a run in progress goes on in its own environments: env= applies to a new run")
-        loop = self.loop if self.loop is not None else self.new_loop(seed, steps)
+        loop = self.loop if self.loop is not None else self.new_loop(shifted(seed), steps)
         return training.drive(loop, loop.target(steps), logdir, progress, stop_when_solved, callbacks)
 
     def close(self) -> None:
@@ -126,9 +127,9 @@ class Agent:
         """A fresh run of this agent's family loop (``loop_class``): new environments seeded by ``seed``, an
         empty buffer, the weights as they are; ``options`` go to the loop (the replay loop's buffer_class)."""
         from rlkit.envs import make_vec_env
-        from rlkit.seeding import seed_everything
+        from rlkit.seeding import seed_all
 
-        rng = seed_everything(seed)
+        rng = seed_all(seed)
         envs = make_vec_env(self.training_env, self.config.num_envs, seed=seed)
         return self.loop_class(self, envs, seed, rng, plan, **options)
 

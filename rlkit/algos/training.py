@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from rlkit.envs import EnvRunner, env_name, restore_vector_env_state, solve_threshold, vector_env_state
-from rlkit.evaluate import evaluate
+from rlkit.evaluate import play_episodes
 from rlkit.learner_state import learner_state, load_learner_state
 from rlkit.logger import History, Logger
 from rlkit.result import TrainResult
@@ -74,7 +74,7 @@ class Evaluations:
         while self.next_step <= step:  # the next multiple of eval_every (an extra evaluation at a run's end
             self.next_step += self.config.eval_every  # must not push the schedule of a continued run)
         seed = eval_seed(self.seed, step)
-        returns = evaluate(self.agent, self.agent.training_env, self.config.eval_episodes, seed=seed)
+        returns = play_episodes(self.agent, self.agent.training_env, self.config.eval_episodes, seed=seed)
         mean_return = float(returns.mean())
         self.logger.log(step, eval_return=mean_return)
         if mean_return > self.best_return:
@@ -242,10 +242,12 @@ def train_agent(
 ) -> TrainResult:
     """Train a fresh ``agent_class`` agent in its family's loop (``agent_class.loop_class``); see
     :func:`rlkit.train`. ``device`` is where the torch learner's networks live; ``loop_options`` go to the
-    loop (the replay loop's ``buffer_class``)."""
-    from rlkit.seeding import seed_everything
+    loop (the replay loop's ``buffer_class``). ``seed`` is shifted by ``RLKIT_SEED_OFFSET`` here, once: the
+    run, its environments and its evaluations all derive from the shifted seed."""
+    from rlkit.seeding import seed_all, shifted
 
-    rng = seed_everything(seed)
+    seed = shifted(seed)
+    rng = seed_all(seed)
     agent, envs = agent_class.make(env_id, framework, config, seed, device=device)
     loop = agent_class.loop_class(agent, envs, seed, rng, total_steps, **loop_options)
     return drive(loop, loop.plan, logdir, progress, stop_when_solved, callbacks)

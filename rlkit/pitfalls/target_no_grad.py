@@ -27,6 +27,35 @@ def graph_size(tensor) -> int:
     return len(seen)
 
 
+def graph_bytes(tensor) -> int:
+    """Bytes of the tensors that ``tensor``'s autograd graph still holds for a backward pass (0 for a leaf).
+
+    Each node keeps the inputs its gradient needs as ``_saved_*`` attributes; a backward pass frees them, after
+    which reading one raises. Storages are counted once, however many nodes share them.
+    """
+    import torch
+
+    seen_nodes, storages, stack = set(), {}, [tensor.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen_nodes:
+            continue
+        seen_nodes.add(node)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+        for name in dir(node):
+            if not name.startswith("_saved_"):
+                continue
+            try:
+                saved = getattr(node, name)
+            except RuntimeError:  # freed by a backward pass
+                continue
+            for value in saved if isinstance(saved, tuple) else (saved,):
+                if isinstance(value, torch.Tensor):
+                    storage = value.untyped_storage()
+                    storages[storage.data_ptr()] = storage.nbytes()
+    return sum(storages.values())
+
+
 def rss_mb() -> float:
     import psutil
 
@@ -81,6 +110,7 @@ def run_updates(
     end_memory = rss_mb()
     return {
         "memory_per_update_mb": (end_memory - start_memory) / updates,
+        "graph_mb_per_update": (graph_bytes(running_total) if log_tensor else 0) / 2**20 / (updates + 5),
         "graph_nodes_kept": graph_size(running_total) if log_tensor else 0,
         "ms_per_update": 1e3 * float(np.median(times)),
         "gradients_on_targets": any(p.grad is not None for p in target_critic.parameters()),
