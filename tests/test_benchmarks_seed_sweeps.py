@@ -1,5 +1,6 @@
-"""benchmarks/overestimation.py (claim C07, chapter 12) and benchmarks/epsilon_schedules.py (claim C13, chapter
-11): a smoke run of each, the committed files the chapters read, and RESULTS.md's tables of them."""
+"""The seed sweeps whose committed files chapters read: benchmarks/overestimation.py (claim C07, chapter 12),
+epsilon_schedules.py (claim C13, chapter 11) and ppo_ablation.py (chapter 23). A smoke run of each, the committed
+files, and RESULTS.md's tables of them."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SWEEPS = {
     "overestimation": ("variant", ["vanilla", "double", "dueling"], 20, 15_000),
     "epsilon_schedules": ("schedule", ["fast", "default", "slow"], 10, 20_000),
+    "ppo_ablation": ("variant", ["defaults", "log_std_init -0.5", "no normalisation"], 10, None),
 }
 
 
@@ -34,6 +36,7 @@ def test_the_committed_file_has_every_seed_of_every_setting(script):
     field, settings, seeds, steps = SWEEPS[script]
     committed = json.loads((ROOT / "benchmarks" / "results" / f"{script}.json").read_text())
     assert committed["finished"] is not None and committed["framework"] == "tf" and committed["steps"] == steps
+    assert committed["started"] and committed["rlkit_commit"] and committed["machine"]  # where and when
     for setting in settings:
         assert sorted(run["seed"] for run in committed["runs"] if run[field] == setting) == list(range(seeds))
 

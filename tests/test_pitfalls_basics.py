@@ -6,7 +6,7 @@ import pytest
 
 from rlkit.algos.dqn.config import DQNConfig, initial_q_weights
 from rlkit.nets import q_network_forward
-from rlkit.pitfalls import acting_speed, broadcasting, dtypes, overestimation
+from rlkit.pitfalls import acting_speed, broadcasting, dtypes, overestimation, statistics
 
 
 def test_broadcast_experiment_tells_the_bug_from_the_right_shapes():
@@ -106,10 +106,10 @@ def test_timings_report_every_way_and_restore_the_thread_setting():
 
 
 def test_sign_test_p_value_is_the_exact_two_sided_binomial_tail():
-    assert overestimation.sign_test_p_value(10, 20) == 1.0  # an even split is the likeliest outcome
-    assert overestimation.sign_test_p_value(20, 20) == pytest.approx(2 / 2**20)
-    assert overestimation.sign_test_p_value(0, 20) == overestimation.sign_test_p_value(20, 20)  # two-sided
-    assert overestimation.sign_test_p_value(15, 20) == pytest.approx(0.0414, abs=1e-4)  # 2 * P(X >= 15)
-    assert overestimation.sign_test_p_value(14, 20) > 0.05
+    assert statistics.sign_test_p_value(10, 20) == 1.0  # an even split is the likeliest outcome
+    assert statistics.sign_test_p_value(20, 20) == pytest.approx(2 / 2**20)
+    assert statistics.sign_test_p_value(0, 20) == statistics.sign_test_p_value(20, 20)  # two-sided
+    assert statistics.sign_test_p_value(15, 20) == pytest.approx(0.0414, abs=1e-4)  # 2 * P(X >= 15)
+    assert statistics.sign_test_p_value(14, 20) > 0.05
     with pytest.raises(ValueError, match="wins must lie in"):
-        overestimation.sign_test_p_value(21, 20)
+        statistics.sign_test_p_value(21, 20)

@@ -68,19 +68,3 @@ def dueling_streams(weights: Sequence[np.ndarray], obs: np.ndarray) -> tuple[np.
     value = (hidden @ weights[-4] + weights[-3])[:, 0]
     advantages = hidden @ weights[-2] + weights[-1]
     return value, advantages - advantages.mean(axis=1, keepdims=True)
-
-
-def sign_test_p_value(wins: int, seeds: int) -> float:
-    """Two-sided exact sign test: how likely ``wins`` or a split at least as lopsided, of ``seeds`` paired runs,
-    if each side were equally likely to win on every seed.
-
-    Paired by seed (each variant trained on the same seeds), the test asks only which side won on each seed,
-    so a few runs with extreme values (a poor policy makes its over-estimation share large) cannot decide it.
-    """
-    if not 0 <= wins <= seeds or seeds < 1:
-        raise ValueError(f"wins must lie in 0..seeds and seeds be >= 1, got {wins} of {seeds}")
-    from math import comb
-
-    extreme = max(wins, seeds - wins)
-    tail = sum(comb(seeds, k) for k in range(extreme, seeds + 1)) / 2**seeds
-    return min(1.0, 2 * tail)
