@@ -231,6 +231,7 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
             "resumable=True) or SaveCheckpoints(..., resumable=True) to continue a run"
         )
     state = load_state(state_path)
+    _check_same_save(path, state_path, read_meta(path), state)
     if env is not None:
         agent.trained_on(env)
     elif not is_registered(agent.env_id):
@@ -243,6 +244,18 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
     if until <= loop.step:
         raise RlkitError(f"the run in '{path}' is already at step {loop.step}: ask for total_steps > {loop.step}")
     return drive(loop, until, logdir, progress, stop_when_solved, callbacks)
+
+
+def _check_same_save(path, state_path: Path, meta: dict, state: dict) -> None:
+    """Refuse a run state written by another save than the weights beside it (see ``Agent.save``): a crash
+    between the two renames, or a state file copied or left next to other weights. Checkpoints written before
+    rlkit recorded ``state_id`` have it in neither file and pass."""
+    if meta.get("state_id") != state.get("state_id"):
+        raise CheckpointError(
+            f"'{state_path}' is the run state of another save than the weights in '{path}' (state ids "
+            f"{state.get('state_id')!r} and {meta.get('state_id')!r}): the save that wrote them was interrupted, or "
+            "the files were mixed; resume from an earlier checkpoint, or load the weights alone with rlkit.load"
+        )
 
 
 def _check_device(device: str, framework: str) -> None:

@@ -246,15 +246,19 @@ def export(agent, path: str | Path, format: str = "onnx", example: np.ndarray | 
     """
     if format not in FORMATS:
         raise RlkitError(f"export format must be one of {', '.join(FORMATS)}, got {format!r}")
+    from rlkit.atomic import atomic_path
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if format == "savedmodel":
-        return export_saved_model(agent, path)
-    if agent.framework == "torch":
-        return export_torch_onnx(agent, path, example)
-    if example is not None:
+    if format == "onnx" and agent.framework == "tf" and example is not None:
         raise RlkitError("example= applies to torch agents: tf2onnx converts a traced signature, not an example")
-    return export_tf_onnx(agent, path)
+    with atomic_path(path) as temporary:  # a failed or killed export keeps an earlier file whole
+        if format == "savedmodel":
+            export_saved_model(agent, temporary)
+        elif agent.framework == "torch":
+            export_torch_onnx(agent, temporary, example)
+        else:
+            export_tf_onnx(agent, temporary)
+    return path
 
 
 def onnx_policy(path: str | Path):

@@ -221,8 +221,9 @@ def record_settings(logger: Logger, agent, seed: int) -> None:
 
     run = {"algo": agent.algo, "env": agent.env_id, "framework": agent.framework, "seed": seed}
     settings = {**run, "total_steps": logger.total_steps, **agent.config.to_dict()}
-    logger.logdir.mkdir(parents=True, exist_ok=True)
-    (logger.logdir / "config.yaml").write_text(dump_yaml(settings), encoding="utf-8")
+    from rlkit.atomic import write_text
+
+    write_text(logger.logdir / "config.yaml", dump_yaml(settings))
     logger.text("config", markdown_table(settings))
 
 
