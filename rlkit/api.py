@@ -6,6 +6,7 @@ is imported only when an algorithm asks for it, so ``import rlkit`` stays light.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 from collections.abc import Sequence
@@ -143,6 +144,9 @@ def train(
     ``ray_address`` joins an existing Ray cluster instead of starting one here (needs ``rlkit-course[ray]``); the
     workers stay up so that ``result.agent.learn`` can go on, and ``result.agent.close()`` ends them.
     Returns a :class:`~rlkit.result.TrainResult` with ``.agent`` (the last one) and ``.history``.
+    Ctrl-C (SIGINT) or SIGTERM ends the run after its current step, saved resumable in its output (the logdir's
+    agent, a ``SaveCheckpoints`` folder, or ``save``), and raises :class:`~rlkit.errors.TrainingInterrupted`
+    with ``.checkpoint`` and the partial ``.result``; a second Ctrl-C aborts at once.
     """
     entry = algorithm(algo)
     if resume is not None and (workers is not None or ray_address is not None):
@@ -157,7 +161,8 @@ def train(
         if buffer_class is not None and not entry.replay:
             raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
         options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source}
-        result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
+        with _keep_interrupted(save):
+            result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
         if save is not None:
             result.agent.save(save)
         return result
@@ -186,20 +191,37 @@ def train(
         if not entry.replay:
             raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
         options["buffer_class"] = buffer_class
-    result = entry.train(
-        env,
-        framework=framework,
-        seed=seed,
-        total_steps=total_steps,
-        config=settings,
-        logdir=logdir,
-        progress=progress,
-        stop_when_solved=stop_when_solved,
-        **options,
-    )
+    with _keep_interrupted(save):
+        result = entry.train(
+            env,
+            framework=framework,
+            seed=seed,
+            total_steps=total_steps,
+            config=settings,
+            logdir=logdir,
+            progress=progress,
+            stop_when_solved=stop_when_solved,
+            **options,
+        )
     if save is not None:
         result.agent.save(save)
     return result
+
+
+@contextlib.contextmanager
+def _keep_interrupted(save):
+    """An interrupted run with no other output is saved, resumable, to ``save`` (what its end would have
+    written there), and the exception says so."""
+    from rlkit.errors import TrainingInterrupted
+    from rlkit.interrupts import interrupted
+
+    try:
+        yield
+    except TrainingInterrupted as exc:
+        if exc.checkpoint is not None or save is None:
+            raise
+        exc.result.agent.save(save, resumable=True)
+        raise interrupted(exc.signal, Path(save), exc.result) from None
 
 
 def load(path: str | Path):

@@ -136,11 +136,13 @@ class SaveCheckpoints(Callback):
     def path(self, run, name: str) -> Path:
         return self.directory / f"{name}{'.pt' if run.agent.framework == 'torch' else '.keras'}"
 
-    def save_now(self, run) -> Path:
-        """Write ``step_<N>`` now (and drop the oldest beyond ``keep``); also used when a run is interrupted."""
+    def save_now(self, run, resumable: bool | None = None) -> Path:
+        """Write ``step_<N>`` now (and drop the oldest beyond ``keep``); an interrupted run saves here
+        resumable whatever ``self.resumable`` says."""
         from rlkit.algos.agent_base import training_state_path
 
-        path = run.agent.save(self.path(run, f"step_{run.step}"), resumable=self.resumable)
+        resumable = self.resumable if resumable is None else resumable
+        path = run.agent.save(self.path(run, f"step_{run.step}"), resumable=resumable)
         if path not in self.saved:  # saved twice at one step (an interruption right after a periodic save)
             self.saved.append(path)
         while self.keep is not None and len(self.saved) > self.keep:

@@ -11,7 +11,7 @@ import ast
 import sys
 from pathlib import Path
 
-from rlkit.errors import RlkitError
+from rlkit.errors import RlkitError, TrainingInterrupted
 
 
 def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse.ArgumentParser:
@@ -218,6 +218,22 @@ def export_agent(args: argparse.Namespace) -> None:
     print(f"checked against the agent on {parity}")
 
 
+def interrupted_message(args: argparse.Namespace, exc: TrainingInterrupted) -> str:
+    """What an interrupted ``rlkit train`` prints: where the run is saved and the command that continues it,
+    or that nothing was saved and the flags that make a run save."""
+    import shlex
+    import signal
+
+    where = f"rlkit: training interrupted by {signal.Signals(exc.signal).name} at step {exc.result.steps:,}"
+    if exc.checkpoint is None:
+        return f"{where}; nothing was saved: pass --logdir DIR or --save FILE and an interrupted run keeps its work"
+    command = ["rlkit", "train", args.algo, "--resume", str(exc.checkpoint)]
+    for flag, value in (("--logdir", args.logdir), ("--save", args.save)):
+        if value is not None:
+            command += [flag, str(value)]
+    return f"{where}; the run is saved, resumable, in {exc.checkpoint}\nresume with: {shlex.join(command)}"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -226,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     except RlkitError as exc:
         print(f"rlkit: error: {exc}", file=sys.stderr)
         return 2
+    except TrainingInterrupted as exc:  # the shell's status for a process ended by the signal: 130, 143
+        print(interrupted_message(args, exc), file=sys.stderr)
+        return 128 + exc.signal
     except KeyboardInterrupt:
         print("rlkit: interrupted", file=sys.stderr)
         return 130

@@ -180,13 +180,13 @@ class Agent:
             state_path.unlink(missing_ok=True)  # a state left by an earlier save belongs to other weights
         return path
 
-    def save_run(self, logdir: str | Path, history: History) -> None:
+    def save_run(self, logdir: str | Path, history: History) -> Path:
         """Keep everything a training run produced in ``logdir``: its metrics and the agent it returns, with the
-        run's state beside it, so that ``rlkit train ALGO --resume LOGDIR/agent.pt`` continues it."""
+        run's state beside it, so that ``rlkit train ALGO --resume LOGDIR/agent.pt`` continues it; returns the
+        agent's path."""
         history.save(Path(logdir) / "history.json")  # atomic, as the agent
-        self.save(
-            Path(logdir) / ("agent.pt" if self.framework == "torch" else "agent.keras"), resumable=self.loop is not None
-        )
+        path = Path(logdir) / ("agent.pt" if self.framework == "torch" else "agent.keras")
+        return self.save(path, resumable=self.loop is not None)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.framework}, {self.env_id}, hidden={self.config.hidden_sizes})"
