@@ -160,6 +160,9 @@ def train(
         source = env_source(env, env_kwargs, wrappers) if given else None  # default: the checkpoint's own
         if buffer_class is not None and not entry.replay:
             raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
+        from rlkit.checkpoints import checkpoint_framework
+
+        check_outputs(save, logdir, checkpoint_framework(resume))  # before the resumed steps, not after them
         options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source}
         with _keep_interrupted(save):
             result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
@@ -178,8 +181,7 @@ def train(
         settings = entry.config_class.for_env(env_name(env), **config)
     except TypeError as exc:
         raise RlkitError(str(exc)) from None
-    if save is not None:
-        _check_save_path(save, framework)
+    check_outputs(save, logdir, framework)
     options = {"callbacks": callbacks, "device": device}
     if workers is not None or ray_address is not None:
         options.update(_distributed(algo, entry, workers, ray_address))
@@ -311,9 +313,39 @@ def _replay() -> str:
     return ", ".join(name for name, entry in ALGORITHMS.items() if entry.replay)
 
 
+def check_outputs(save: str | Path | None, logdir: str | Path | None, framework: str) -> None:
+    """Check where a run will write before it takes its first step: ``save``'s suffix against the framework,
+    and that the folders of ``save`` and ``logdir`` can be created and written (a run that fails to save after
+    hours of training has lost them)."""
+    if save is not None:
+        _check_save_path(save, framework)
+        writable_folder(Path(save).parent, "save")
+    if logdir is not None:
+        writable_folder(logdir, "logdir")
+
+
 def _check_save_path(path: str | Path, framework: str) -> None:
     from rlkit.checkpoints import checkpoint_framework
 
     if checkpoint_framework(path) != framework:
         wanted = ".pt" if framework == "torch" else ".keras or .weights.h5"
         raise RlkitError(f"a {framework} agent saves to {wanted}, not '{path}'")
+
+
+def writable_folder(folder: str | Path, what: str) -> Path:
+    """Create ``folder`` if needed and write a probe file in it (permission bits alone say nothing for root,
+    or on a read-only mount); raises an :class:`RlkitError` naming the folder when either fails."""
+    import tempfile
+
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".rlkit-probe-"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise RlkitError(
+            f"the {what} folder '{folder}' cannot be created or written ({reason}), checked before training: choose "
+            f"a folder you can write to, or fix its permissions"
+        ) from None
+    return folder

@@ -39,7 +39,8 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
         "--resume",
         default=None,
         metavar="PATH",
-        help="continue the run saved resumable at PATH (--steps: the total to reach, default the run's own)",
+        help="continue the run saved resumable at PATH (--steps: the total to reach, default the run's own); "
+        "needs --logdir or --save, where the new steps go",
     )
     train.add_argument(
         "--workers",
@@ -157,6 +158,12 @@ def run(args: argparse.Namespace) -> int:
             if flags[name] != typed[name]:
                 raise RlkitError(f"{name} is set twice, to {flags[name]!r} by its flag and {typed[name]!r} by --set")
         settings.update({**flags, **typed})
+        if args.resume is not None and args.logdir is None and args.save is None:
+            folder = Path(args.resume).parent
+            raise RlkitError(
+                f"--resume {args.resume} would train and then write the new steps nowhere: pass --logdir (the run's "
+                f"own, e.g. --logdir {folder}) or --save FILE"
+            )
         total_steps = from_file["total_steps"] if args.steps is None else args.steps
         seed = (from_file["seed"] or 0) if args.seed is None else args.seed
         result = rlkit.train(
