@@ -177,6 +177,7 @@ def train(
         raise RlkitError(f"total_steps must be a positive int, got {total_steps!r}")
     if not isinstance(env, str) or env_kwargs or wrappers:
         env = env_source(env, env_kwargs, wrappers)
+    _check_budget_names(entry, config)
     try:
         settings = entry.config_class.for_env(env_name(env), **config)
     except TypeError as exc:
@@ -280,6 +281,24 @@ def _check_same_save(path, state_path: Path, meta: dict, state: dict) -> None:
             f"{state.get('state_id')!r} and {meta.get('state_id')!r}): the save that wrote them was interrupted, or "
             "the files were mixed; resume from an earlier checkpoint, or load the weights alone with rlkit.load"
         )
+
+
+#: Names other libraries give the step budget (SB3's ``learn(total_timesteps)``, RL-Zoo's ``n_timesteps``).
+BUDGET_NAMES = ("steps", "timesteps", "total_timesteps", "n_timesteps", "num_steps_total")
+
+
+def _check_budget_names(entry: Algorithm, config: dict) -> None:
+    """A budget under another library's name is not a hyperparameter: say that rlkit calls it ``total_steps``
+    (the close-spelling hint would offer a hyperparameter, e.g. ``n_step`` for ``steps``)."""
+    from dataclasses import fields
+
+    hyperparameters = {f.name for f in fields(entry.config_class)}
+    for name in config:
+        if name in BUDGET_NAMES and name not in hyperparameters:
+            raise RlkitError(
+                f"rlkit.train has no argument {name}=: the number of environment steps to train is "
+                f"total_steps={config[name]!r} (--steps on the command line)"
+            )
 
 
 def _check_device(device: str, framework: str) -> None:

@@ -91,6 +91,7 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     export.add_argument("path", help="checkpoint written by rlkit train --save")
     export.add_argument("--format", default="onnx", choices=["onnx", "savedmodel"], help="onnx (default) or savedmodel")
     export.add_argument("--output", default=None, help="where to write it (default: next to the checkpoint)")
+    export.add_argument("--force", action="store_true", help="overwrite an existing file at the output path")
 
     report = commands.add_parser("report", help="versions, devices and thread settings")
     report.add_argument("--probe", action="store_true", help="import torch and TensorFlow to list devices")
@@ -216,7 +217,11 @@ def export_agent(args: argparse.Namespace) -> None:
     suffixes = (".weights.h5", ".keras", ".pt")
     stem = next((source.name[: -len(s)] for s in suffixes if source.name.endswith(s)), source.stem)
     default = source.with_name(stem + (".onnx" if args.format == "onnx" else "_savedmodel"))
-    path = export.export(agent, args.output or default, format=args.format)
+    output = Path(args.output or default)
+    if output.exists() and not args.force:
+        origin = _came_from(output)
+        raise RlkitError(f"'{output}' already exists{origin}: pass --force to overwrite it, or choose --output PATH")
+    path = export.export(agent, output, format=args.format, source=str(source))
     if args.format == "onnx":
         parity = export.onnx_parity(agent, path)
     else:
@@ -239,6 +244,18 @@ def interrupted_message(args: argparse.Namespace, exc: TrainingInterrupted) -> s
         if value is not None:
             command += [flag, str(value)]
     return f"{where}; the run is saved, resumable, in {exc.checkpoint}\nresume with: {shlex.join(command)}"
+
+
+def _came_from(path: Path) -> str:
+    """What the existing export at ``path`` came from, as the refusal to overwrite it says it (e.g. " (exported
+    from the dqn torch agent of CartPole-v1 in runs/agent.pt)"), or "" when the file does not tell."""
+    from rlkit.export import exported_from
+
+    origin = exported_from(path)
+    if origin is None:
+        return ""
+    where = f" in {origin['checkpoint']}" if origin.get("checkpoint") else ""
+    return f" (exported from the {origin['algo']} {origin['framework']} agent of {origin['env_id']}{where})"
 
 
 def main(argv: list[str] | None = None) -> int:
