@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import rlkit
+from rlkit.callbacks import Callback
 from rlkit.errors import TrainingInterrupted
 from rlkit.interrupts import InterruptGuard
 
@@ -137,3 +138,28 @@ def test_outside_the_main_thread_no_handler_is_installed():
     thread.start()
     thread.join()
     assert seen == [signal.default_int_handler]
+
+
+class SignalAt(Callback):
+    """Sends this process ``number`` once the run reaches ``step``: a signal at a known step, in-process."""
+
+    def __init__(self, step: int, number: int) -> None:
+        self.step, self.number, self.sent = step, number, False
+
+    def on_step(self, run) -> None:
+        if run.step >= self.step and not self.sent:
+            self.sent = True
+            os.kill(os.getpid(), self.number)
+
+
+def test_agent_learn_finishes_the_step_saves_in_its_logdir_and_resumes(tmp_path):
+    pytest.importorskip("torch")
+    settings = {"learning_starts": 100, "train_every": 50, "gradient_steps": 5, "eval_episodes": 1}
+    agent = rlkit.train("dqn", total_steps=300, seed=1, progress=False, **settings).agent
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(TrainingInterrupted, match="interrupted by SIGTERM at step 450") as raised:
+        agent.learn(100_000, progress=False, logdir=tmp_path / "more", callbacks=[SignalAt(450, signal.SIGTERM)])
+    assert raised.value.checkpoint == tmp_path / "more" / "agent.pt" and raised.value.result.steps == 450
+    assert signal.getsignal(signal.SIGTERM) is before
+    resumed = rlkit.train("dqn", resume=raised.value.checkpoint, total_steps=500, progress=False)
+    assert resumed.steps == 500
