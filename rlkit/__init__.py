@@ -15,7 +15,7 @@ from rlkit.api import ALGORITHMS, FRAMEWORKS, load, train  # noqa: E402
 from rlkit.buffers import ReplayBuffer, RolloutBuffer  # noqa: E402
 from rlkit.contracts import Field, TensorContract  # noqa: E402
 from rlkit.envs import EnvRunner, make_env, make_vec_env, solve_threshold  # noqa: E402
-from rlkit.errors import CheckpointError, ContractError, RlkitError  # noqa: E402
+from rlkit.errors import CheckpointError, ContractError, RlkitError, TrainingInterrupted  # noqa: E402
 from rlkit.evaluate import evaluate  # noqa: E402
 from rlkit.logger import History, Logger  # noqa: E402
 from rlkit.result import TrainResult  # noqa: E402
@@ -39,6 +39,7 @@ __all__ = [
     "RlkitError",
     "TensorContract",
     "TrainResult",
+    "TrainingInterrupted",
     "compute_gae",
     "evaluate",
     "load",

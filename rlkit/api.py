@@ -6,6 +6,7 @@ is imported only when an algorithm asks for it, so ``import rlkit`` stays light.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 from collections.abc import Sequence
@@ -143,6 +144,9 @@ def train(
     ``ray_address`` joins an existing Ray cluster instead of starting one here (needs ``rlkit-course[ray]``); the
     workers stay up so that ``result.agent.learn`` can go on, and ``result.agent.close()`` ends them.
     Returns a :class:`~rlkit.result.TrainResult` with ``.agent`` (the last one) and ``.history``.
+    Ctrl-C (SIGINT) or SIGTERM ends the run after its current step, saved resumable in its output (the logdir's
+    agent, a ``SaveCheckpoints`` folder, or ``save``), and raises :class:`~rlkit.errors.TrainingInterrupted`
+    with ``.checkpoint`` and the partial ``.result``; a second Ctrl-C aborts at once.
     """
     entry = algorithm(algo)
     if resume is not None and (workers is not None or ray_address is not None):
@@ -156,8 +160,12 @@ def train(
         source = env_source(env, env_kwargs, wrappers) if given else None  # default: the checkpoint's own
         if buffer_class is not None and not entry.replay:
             raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
+        from rlkit.checkpoints import checkpoint_framework
+
+        check_outputs(save, logdir, checkpoint_framework(resume))  # before the resumed steps, not after them
         options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source}
-        result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
+        with _keep_interrupted(save):
+            result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
         if save is not None:
             result.agent.save(save)
         return result
@@ -169,12 +177,12 @@ def train(
         raise RlkitError(f"total_steps must be a positive int, got {total_steps!r}")
     if not isinstance(env, str) or env_kwargs or wrappers:
         env = env_source(env, env_kwargs, wrappers)
+    _check_budget_names(entry, config)
     try:
         settings = entry.config_class.for_env(env_name(env), **config)
     except TypeError as exc:
         raise RlkitError(str(exc)) from None
-    if save is not None:
-        _check_save_path(save, framework)
+    check_outputs(save, logdir, framework)
     options = {"callbacks": callbacks, "device": device}
     if workers is not None or ray_address is not None:
         options.update(_distributed(algo, entry, workers, ray_address))
@@ -186,20 +194,37 @@ def train(
         if not entry.replay:
             raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
         options["buffer_class"] = buffer_class
-    result = entry.train(
-        env,
-        framework=framework,
-        seed=seed,
-        total_steps=total_steps,
-        config=settings,
-        logdir=logdir,
-        progress=progress,
-        stop_when_solved=stop_when_solved,
-        **options,
-    )
+    with _keep_interrupted(save):
+        result = entry.train(
+            env,
+            framework=framework,
+            seed=seed,
+            total_steps=total_steps,
+            config=settings,
+            logdir=logdir,
+            progress=progress,
+            stop_when_solved=stop_when_solved,
+            **options,
+        )
     if save is not None:
         result.agent.save(save)
     return result
+
+
+@contextlib.contextmanager
+def _keep_interrupted(save):
+    """An interrupted run with no other output is saved, resumable, to ``save`` (what its end would have
+    written there), and the exception says so."""
+    from rlkit.errors import TrainingInterrupted
+    from rlkit.interrupts import interrupted
+
+    try:
+        yield
+    except TrainingInterrupted as exc:
+        if exc.checkpoint is not None or save is None:
+            raise
+        exc.result.agent.save(save, resumable=True)
+        raise interrupted(exc.signal, Path(save), exc.result) from None
 
 
 def load(path: str | Path):
@@ -231,6 +256,7 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
             "resumable=True) or SaveCheckpoints(..., resumable=True) to continue a run"
         )
     state = load_state(state_path)
+    _check_same_save(path, state_path, read_meta(path), state)
     if env is not None:
         agent.trained_on(env)
     elif not is_registered(agent.env_id):
@@ -243,6 +269,36 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
     if until <= loop.step:
         raise RlkitError(f"the run in '{path}' is already at step {loop.step}: ask for total_steps > {loop.step}")
     return drive(loop, until, logdir, progress, stop_when_solved, callbacks)
+
+
+def _check_same_save(path, state_path: Path, meta: dict, state: dict) -> None:
+    """Refuse a run state written by another save than the weights beside it (see ``Agent.save``): a crash
+    between the two renames, or a state file copied or left next to other weights. Checkpoints written before
+    rlkit recorded ``state_id`` have it in neither file and pass."""
+    if meta.get("state_id") != state.get("state_id"):
+        raise CheckpointError(
+            f"'{state_path}' is the run state of another save than the weights in '{path}' (state ids "
+            f"{state.get('state_id')!r} and {meta.get('state_id')!r}): the save that wrote them was interrupted, or "
+            "the files were mixed; resume from an earlier checkpoint, or load the weights alone with rlkit.load"
+        )
+
+
+#: Names other libraries give the step budget (SB3's ``learn(total_timesteps)``, RL-Zoo's ``n_timesteps``).
+BUDGET_NAMES = ("steps", "timesteps", "total_timesteps", "n_timesteps", "num_steps_total")
+
+
+def _check_budget_names(entry: Algorithm, config: dict) -> None:
+    """A budget under another library's name is not a hyperparameter: say that rlkit calls it ``total_steps``
+    (the close-spelling hint would offer a hyperparameter, e.g. ``n_step`` for ``steps``)."""
+    from dataclasses import fields
+
+    hyperparameters = {f.name for f in fields(entry.config_class)}
+    for name in config:
+        if name in BUDGET_NAMES and name not in hyperparameters:
+            raise RlkitError(
+                f"rlkit.train has no argument {name}=: the number of environment steps to train is "
+                f"total_steps={config[name]!r} (--steps on the command line)"
+            )
 
 
 def _check_device(device: str, framework: str) -> None:
@@ -276,9 +332,39 @@ def _replay() -> str:
     return ", ".join(name for name, entry in ALGORITHMS.items() if entry.replay)
 
 
+def check_outputs(save: str | Path | None, logdir: str | Path | None, framework: str) -> None:
+    """Check where a run will write before it takes its first step: ``save``'s suffix against the framework,
+    and that the folders of ``save`` and ``logdir`` can be created and written (a run that fails to save after
+    hours of training has lost them)."""
+    if save is not None:
+        _check_save_path(save, framework)
+        writable_folder(Path(save).parent, "save")
+    if logdir is not None:
+        writable_folder(logdir, "logdir")
+
+
 def _check_save_path(path: str | Path, framework: str) -> None:
     from rlkit.checkpoints import checkpoint_framework
 
     if checkpoint_framework(path) != framework:
         wanted = ".pt" if framework == "torch" else ".keras or .weights.h5"
         raise RlkitError(f"a {framework} agent saves to {wanted}, not '{path}'")
+
+
+def writable_folder(folder: str | Path, what: str) -> Path:
+    """Create ``folder`` if needed and write a probe file in it (permission bits alone say nothing for root,
+    or on a read-only mount); raises an :class:`RlkitError` naming the folder when either fails."""
+    import tempfile
+
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".rlkit-probe-"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise RlkitError(
+            f"the {what} folder '{folder}' cannot be created or written ({reason}), checked before training: choose "
+            f"a folder you can write to, or fix its permissions"
+        ) from None
+    return folder

@@ -107,28 +107,56 @@ class StopWhenSolved(Callback):
 class SaveCheckpoints(Callback):
     """Save the agent every ``every`` environment steps (at the first update at or after each multiple) as
     ``step_<N>.<ext>`` and, when ``best``, the agent of the best evaluation so far as ``best.<ext>`` (.pt for
-    torch, .keras for TensorFlow) in ``directory``.
+    torch, .keras for TensorFlow) in ``directory``. ``keep`` (None: all) keeps only the last ``keep`` of the
+    ``step_<N>`` checkpoints, deleting older ones with their run state.
 
-    The agent a run returns stays the last one; these files are where the others are kept.
+    The agent a run returns stays the last one; these files are where the others are kept. Every file is
+    written atomically (a crash mid-save keeps the previous checkpoints whole).
     """
 
     def __init__(
-        self, directory: str | Path, every: int | None = None, best: bool = True, resumable: bool = False
+        self,
+        directory: str | Path,
+        every: int | None = None,
+        best: bool = True,
+        resumable: bool = False,
+        keep: int | None = None,
     ) -> None:
         if every is not None and not is_count(every):
             raise RlkitError(f"SaveCheckpoints every must be a positive int or None, got {every!r}")
+        if keep is not None and not is_count(keep):
+            raise RlkitError(
+                f"SaveCheckpoints keep must be a positive int (how many of the last checkpoints to keep) or None "
+                f"(all), got {keep!r}"
+            )
         self.directory, self.every, self.best, self.resumable = Path(directory), every, best, resumable
+        self.keep = keep
         self.next_save, self.best_return, self.saved = every, float("-inf"), []
 
     def path(self, run, name: str) -> Path:
         return self.directory / f"{name}{'.pt' if run.agent.framework == 'torch' else '.keras'}"
+
+    def save_now(self, run, resumable: bool | None = None) -> Path:
+        """Write ``step_<N>`` now (and drop the oldest beyond ``keep``); an interrupted run saves here
+        resumable whatever ``self.resumable`` says."""
+        from rlkit.algos.agent_base import training_state_path
+
+        resumable = self.resumable if resumable is None else resumable
+        path = run.agent.save(self.path(run, f"step_{run.step}"), resumable=resumable)
+        if path not in self.saved:  # saved twice at one step (an interruption right after a periodic save)
+            self.saved.append(path)
+        while self.keep is not None and len(self.saved) > self.keep:
+            old = self.saved.pop(0)
+            old.unlink(missing_ok=True)  # the weights first: without them the state is no checkpoint
+            training_state_path(old).unlink(missing_ok=True)
+        return path
 
     def on_burst(self, run, metrics: dict[str, float]) -> None:
         # after an update, never in the middle of one (an on-policy rollout): a resumable state is whole here
         if self.every is not None and run.step >= self.next_save:
             while self.next_save <= run.step:
                 self.next_save += self.every
-            self.saved.append(run.agent.save(self.path(run, f"step_{run.step}"), resumable=self.resumable))
+            self.save_now(run)
 
     def on_evaluation(self, run, mean_return: float) -> None:
         if self.best and mean_return > self.best_return:

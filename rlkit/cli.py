@@ -11,7 +11,7 @@ import ast
 import sys
 from pathlib import Path
 
-from rlkit.errors import RlkitError
+from rlkit.errors import RlkitError, TrainingInterrupted
 
 
 def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse.ArgumentParser:
@@ -39,7 +39,8 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
         "--resume",
         default=None,
         metavar="PATH",
-        help="continue the run saved resumable at PATH (--steps: the total to reach, default the run's own)",
+        help="continue the run saved resumable at PATH (--steps: the total to reach, default the run's own); "
+        "needs --logdir or --save, where the new steps go",
     )
     train.add_argument(
         "--workers",
@@ -90,6 +91,7 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     export.add_argument("path", help="checkpoint written by rlkit train --save")
     export.add_argument("--format", default="onnx", choices=["onnx", "savedmodel"], help="onnx (default) or savedmodel")
     export.add_argument("--output", default=None, help="where to write it (default: next to the checkpoint)")
+    export.add_argument("--force", action="store_true", help="overwrite an existing file at the output path")
 
     report = commands.add_parser("report", help="versions, devices and thread settings")
     report.add_argument("--probe", action="store_true", help="import torch and TensorFlow to list devices")
@@ -157,6 +159,12 @@ def run(args: argparse.Namespace) -> int:
             if flags[name] != typed[name]:
                 raise RlkitError(f"{name} is set twice, to {flags[name]!r} by its flag and {typed[name]!r} by --set")
         settings.update({**flags, **typed})
+        if args.resume is not None and args.logdir is None and args.save is None:
+            folder = Path(args.resume).parent
+            raise RlkitError(
+                f"--resume {args.resume} would train and then write the new steps nowhere: pass --logdir (the run's "
+                f"own, e.g. --logdir {folder}) or --save FILE"
+            )
         total_steps = from_file["total_steps"] if args.steps is None else args.steps
         seed = (from_file["seed"] or 0) if args.seed is None else args.seed
         result = rlkit.train(
@@ -209,13 +217,45 @@ def export_agent(args: argparse.Namespace) -> None:
     suffixes = (".weights.h5", ".keras", ".pt")
     stem = next((source.name[: -len(s)] for s in suffixes if source.name.endswith(s)), source.stem)
     default = source.with_name(stem + (".onnx" if args.format == "onnx" else "_savedmodel"))
-    path = export.export(agent, args.output or default, format=args.format)
+    output = Path(args.output or default)
+    if output.exists() and not args.force:
+        origin = _came_from(output)
+        raise RlkitError(f"'{output}' already exists{origin}: pass --force to overwrite it, or choose --output PATH")
+    path = export.export(agent, output, format=args.format, source=str(source))
     if args.format == "onnx":
         parity = export.onnx_parity(agent, path)
     else:
         parity = export.compare(agent, export.saved_model_policy(path), export.observations(agent, 256))
     print(f"exported {agent.algo} ({agent.framework}) to {path}")
     print(f"checked against the agent on {parity}")
+
+
+def interrupted_message(args: argparse.Namespace, exc: TrainingInterrupted) -> str:
+    """What an interrupted ``rlkit train`` prints: where the run is saved and the command that continues it,
+    or that nothing was saved and the flags that make a run save."""
+    import shlex
+    import signal
+
+    where = f"rlkit: training interrupted by {signal.Signals(exc.signal).name} at step {exc.result.steps:,}"
+    if exc.checkpoint is None:
+        return f"{where}; nothing was saved: pass --logdir DIR or --save FILE and an interrupted run keeps its work"
+    command = ["rlkit", "train", args.algo, "--resume", str(exc.checkpoint)]
+    for flag, value in (("--logdir", args.logdir), ("--save", args.save)):
+        if value is not None:
+            command += [flag, str(value)]
+    return f"{where}; the run is saved, resumable, in {exc.checkpoint}\nresume with: {shlex.join(command)}"
+
+
+def _came_from(path: Path) -> str:
+    """What the existing export at ``path`` came from, as the refusal to overwrite it says it (e.g. " (exported
+    from the dqn torch agent of CartPole-v1 in runs/agent.pt)"), or "" when the file does not tell."""
+    from rlkit.export import exported_from
+
+    origin = exported_from(path)
+    if origin is None:
+        return ""
+    where = f" in {origin['checkpoint']}" if origin.get("checkpoint") else ""
+    return f" (exported from the {origin['algo']} {origin['framework']} agent of {origin['env_id']}{where})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
     except RlkitError as exc:
         print(f"rlkit: error: {exc}", file=sys.stderr)
         return 2
+    except TrainingInterrupted as exc:  # the shell's status for a process ended by the signal: 130, 143
+        print(interrupted_message(args, exc), file=sys.stderr)
+        return 128 + exc.signal
     except KeyboardInterrupt:
         print("rlkit: interrupted", file=sys.stderr)
         return 130

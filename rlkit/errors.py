@@ -32,3 +32,21 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
 def is_count(value, minimum: int = 1) -> bool:
     """Whether ``value`` is an integer (Python's or numpy's, not a bool) of at least ``minimum``."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= minimum
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """A run stopped by SIGINT (Ctrl-C) or SIGTERM after finishing its current step, its work saved where it
+    had an output. ``checkpoint`` is the resumable checkpoint written (None when the run had no output),
+    ``result`` the :class:`~rlkit.result.TrainResult` up to the interruption, ``signal`` the signal's number.
+
+    A subclass of KeyboardInterrupt, not of :class:`RlkitError`: it is not bad input, and code that catches
+    ``Exception`` (a notebook's retry loop, a sweep that records failures) must not swallow a stop the user
+    asked for, while code that already handles Ctrl-C (``except KeyboardInterrupt``) keeps working.
+    """
+
+    def __init__(self, message: str, signal: int, checkpoint, result) -> None:
+        super().__init__(message)
+        self.signal, self.checkpoint, self.result = signal, checkpoint, result
+
+    def __str__(self) -> str:
+        return str(self.args[0])

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from rlkit.envs import make_vec_env
-from rlkit.errors import RlkitError
+from rlkit.errors import RlkitError, is_count
 
 
 def evaluate(
@@ -39,8 +39,8 @@ def evaluate(
 def play_episodes(policy: Any, env: str, episodes: int, seed: int, max_steps: int = 100_000) -> np.ndarray:
     """:func:`evaluate` with ``seed`` as it is: what a run calls with the seeds it derives from its own."""
     act = _as_policy(policy)
-    if not isinstance(episodes, int) or episodes < 1:
-        raise RlkitError(f"episodes must be a positive int, got {episodes!r}")
+    if not is_count(episodes):  # True is an int to Python, but not a number of episodes
+        raise RlkitError(f"episodes must be a positive int (how many episodes to play; not a bool), got {episodes!r}")
     envs = make_vec_env(env, episodes, seed=seed)
     try:
         _check_spaces(policy, envs, env)

@@ -239,22 +239,67 @@ def export_saved_model(agent, path: str | Path) -> Path:
 # --- both ----------------------------------------------------------------------------------------------
 
 
-def export(agent, path: str | Path, format: str = "onnx", example: np.ndarray | None = None) -> Path:
+def export(
+    agent, path: str | Path, format: str = "onnx", example: np.ndarray | None = None, source: str | None = None
+) -> Path:
     """Write ``agent``'s greedy policy to ``path`` as ``format`` ("onnx" or "savedmodel"); returns the path.
 
-    ``example`` (torch agents, ONNX only) is the observation batch the exporter runs the module on.
+    ``example`` (torch agents, ONNX only) is the observation batch the exporter runs the module on. The file
+    records which agent it came from (:func:`exported_from`), with ``source`` (its checkpoint) when given.
     """
     if format not in FORMATS:
         raise RlkitError(f"export format must be one of {', '.join(FORMATS)}, got {format!r}")
+    from rlkit.atomic import atomic_path
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if format == "savedmodel":
-        return export_saved_model(agent, path)
-    if agent.framework == "torch":
-        return export_torch_onnx(agent, path, example)
-    if example is not None:
+    if format == "onnx" and agent.framework == "tf" and example is not None:
         raise RlkitError("example= applies to torch agents: tf2onnx converts a traced signature, not an example")
-    return export_tf_onnx(agent, path)
+    with atomic_path(path) as temporary:  # a failed or killed export keeps an earlier file whole
+        if format == "savedmodel":
+            export_saved_model(agent, temporary)
+        elif agent.framework == "torch":
+            export_torch_onnx(agent, temporary, example)
+        else:
+            export_tf_onnx(agent, temporary)
+        _record_origin(temporary, format, _origin(agent, source))
+    return path
+
+
+def _origin(agent, source: str | None) -> dict:
+    origin = {"algo": agent.algo, "framework": agent.framework, "env_id": str(agent.env_id)}
+    return {**origin, "checkpoint": str(source)} if source is not None else origin
+
+
+def _record_origin(path: Path, format: str, origin: dict) -> None:
+    """Keep ``origin`` in the export: an ONNX metadata entry ``rlkit`` (runtimes ignore it), or an
+    ``rlkit.json`` beside a SavedModel's own files (TensorFlow ignores it)."""
+    import json
+
+    if format == "savedmodel":
+        (path / "rlkit.json").write_text(json.dumps(origin), encoding="utf-8")
+        return
+    import onnx
+
+    model = onnx.load(str(path))
+    entry = model.metadata_props.add()
+    entry.key, entry.value = "rlkit", json.dumps(origin)
+    onnx.save(model, str(path))
+
+
+def exported_from(path: str | Path) -> dict | None:
+    """What :func:`export` recorded of the agent a file came from, or None (not rlkit's, or unreadable)."""
+    import json
+
+    path = Path(path)
+    try:
+        if path.is_dir():
+            return json.loads((path / "rlkit.json").read_text(encoding="utf-8"))
+        import onnx
+
+        model = onnx.load(str(path), load_external_data=False)
+        return next((json.loads(p.value) for p in model.metadata_props if p.key == "rlkit"), None)
+    except Exception:  # anything else at that path: nothing to tell
+        return None
 
 
 def onnx_policy(path: str | Path):

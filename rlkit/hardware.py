@@ -239,14 +239,37 @@ def _tf_report() -> dict:
     }
 
 
+#: The distributions TensorFlow is installed as (each provides ``import tensorflow``).
+TENSORFLOW_DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu")
+
+
+def version_lines(found: dict[str, str | None]) -> list[tuple[str, str]]:
+    """``(name, version text)`` per package; TensorFlow is one line whichever distribution provides it (a
+    "tensorflow not installed" line under "tensorflow-cpu 2.x" read as if it were missing)."""
+    tensorflow = next(
+        ((name, found[name]) for name in TENSORFLOW_DISTRIBUTIONS if found.get(name)), ("tensorflow", None)
+    )
+    lines = []
+    for name, version in found.items():
+        if name in TENSORFLOW_DISTRIBUTIONS:
+            if name != "tensorflow":
+                continue
+            distribution, version = tensorflow
+            text = version or "not installed"
+            lines.append((name, text if distribution == "tensorflow" else f"{text} (installed as {distribution})"))
+        else:
+            lines.append((name, version or "not installed"))
+    return lines
+
+
 def format_report(info: dict | None = None) -> str:
     """The report as aligned text, for ``rlkit report`` and the setup chapter."""
     info = info or report()
     lines = [f"platform     {info['platform']} ({info['cpu_count']} CPUs)"]
     if info.get("cpu"):
         lines.append(f"CPU          {info['cpu']}")
-    for name, version in info["versions"].items():
-        lines.append(f"{name:<12} {version or 'not installed'}")
+    for name, version in version_lines(info["versions"]):
+        lines.append(f"{name:<12} {version}")
     lines.append(f"threads      {info['rlkit_threads']} per framework and numpy's BLAS on CPU (RLKIT_THREADS)")
     lines.append(f"GPU driver   {info.get('nvidia_driver') or 'no NVIDIA driver loaded'}")
     for framework in ("torch", "tensorflow"):

@@ -52,7 +52,10 @@ class History:
         return {k: [list(p) for p in v] for k, v in self._data.items()}
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self._data))
+        """Write the history as JSON, atomically (a crash keeps the previous file whole)."""
+        from rlkit.atomic import write_text
+
+        write_text(path, json.dumps(self._data))
 
     @classmethod
     def load(cls, path: str | Path) -> History:

@@ -32,7 +32,9 @@ def restore_generator(rng: np.random.Generator, state: dict) -> None:
 
 
 def save_state(path: str | Path, tree: Any) -> Path:
-    """Write ``tree`` to ``path`` (an ``.npz`` file)."""
+    """Write ``tree`` to ``path`` (an ``.npz`` file), atomically: a crash keeps the previous file whole."""
+    from rlkit.atomic import atomic_path
+
     arrays: dict[str, np.ndarray] = {}
 
     def encode(node: Any) -> Any:
@@ -54,8 +56,7 @@ def save_state(path: str | Path, tree: Any) -> Path:
 
     document = json.dumps(encode(tree))
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as file:
+    with atomic_path(path) as temporary, open(temporary, "wb") as file:
         np.savez(file, **arrays, **{_DOCUMENT: np.array(document)})
     return path
 
@@ -69,8 +70,11 @@ def load_state(path: str | Path) -> Any:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {key: archive[key] for key in archive.files if key != _DOCUMENT}
             document = json.loads(str(archive[_DOCUMENT]))
-    except (OSError, ValueError, KeyError) as exc:
-        raise CheckpointError(f"'{path}' is not a readable rlkit training state: {exc}") from None
+    except Exception as exc:  # a truncated or foreign file fails in zipfile, numpy or json, each its own way
+        raise CheckpointError(
+            f"'{path}' is not a readable rlkit training state ({type(exc).__name__}: {exc}); it is truncated or was "
+            "not written by rlkit: resume from another checkpoint, or load the weights alone with rlkit.load"
+        ) from None
 
     def decode(node: Any) -> Any:
         if isinstance(node, dict):

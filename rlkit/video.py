@@ -59,6 +59,8 @@ def record_video(agent, path: str | Path, env: str | None = None, episodes: int 
         written = sorted(folder.glob("*.mp4"))
         if not written:
             raise RlkitError("RecordVideo wrote no video (did the environment render frames?)")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(written[0]), path)
+        from rlkit.atomic import atomic_path
+
+        with atomic_path(path) as temporary:  # the scratch folder may be on another file system: copy, then rename
+            shutil.copyfile(written[0], temporary)
     return returns

@@ -115,6 +115,6 @@ def test_the_command_line_resumes_a_logged_run(tmp_path):
     first = cli("train", "dqn", "--steps", "1000", "--logdir", "run", *settings)
     assert first.returncode == 0, first.stderr
     assert (tmp_path / "run" / "agent.pt.state.npz").is_file()
-    more = cli("train", "dqn", "--resume", "run/agent.pt", "--steps", "1500", "--quiet")
+    more = cli("train", "dqn", "--resume", "run/agent.pt", "--steps", "1500", "--logdir", "run", "--quiet")
     assert more.returncode == 0, more.stderr
     assert "1,500 steps" in more.stdout

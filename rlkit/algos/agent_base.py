@@ -143,15 +143,20 @@ class Agent:
         ``resumable`` also writes the state of the run in progress next to it (``<path>.state.npz``:
         optimizer, targets, counters, environments, generators and, unless ``replay_buffer=False``, the replay
         buffer), so that ``rlkit.train(resume=path)`` continues it exactly.
-        """
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if resumable:
-            if self.loop is None:
-                raise RlkitError("this agent has no run in progress to resume: train it first (rlkit.train)")
-            from rlkit.state import save_state
 
-            save_state(training_state_path(path), self.loop.state(replay_buffer=replay_buffer))
+        Both files are written atomically (:mod:`rlkit.atomic`), the weights file last: it is the checkpoint's
+        manifest, so a crash leaves either the previous checkpoint or the new one, never a new file beside a
+        half-written one. The two share a random ``state_id`` (in the weights' metadata and in the state), so a
+        resume can tell a weights file from the state of another save (a crash between the two renames, or a
+        state left beside a later plain save) and refuse it.
+        """
+        import uuid
+
+        from rlkit.atomic import atomic_path
+
+        path = Path(path)
+        if resumable and self.loop is None:
+            raise RlkitError("this agent has no run in progress to resume: train it first (rlkit.train)")
         meta = {
             "rlkit_version": __version__,
             "algo": self.algo,
@@ -161,16 +166,27 @@ class Agent:
             "config": self.config.to_dict(),
             **self.checkpoint_extra(),
         }
-        self.learner.save(path, meta)
+        state_path = training_state_path(path)
+        if resumable:
+            meta["state_id"] = uuid.uuid4().hex
+        with atomic_path(path) as weights:
+            self.learner.save(weights, meta)
+            if resumable:
+                from rlkit.state import save_state
+
+                tree = self.loop.state(replay_buffer=replay_buffer)
+                save_state(state_path, {**tree, "state_id": meta["state_id"]})
+        if not resumable:
+            state_path.unlink(missing_ok=True)  # a state left by an earlier save belongs to other weights
         return path
 
-    def save_run(self, logdir: str | Path, history: History) -> None:
+    def save_run(self, logdir: str | Path, history: History) -> Path:
         """Keep everything a training run produced in ``logdir``: its metrics and the agent it returns, with the
-        run's state beside it, so that ``rlkit train ALGO --resume LOGDIR/agent.pt`` continues it."""
-        history.save(Path(logdir) / "history.json")
-        self.save(
-            Path(logdir) / ("agent.pt" if self.framework == "torch" else "agent.keras"), resumable=self.loop is not None
-        )
+        run's state beside it, so that ``rlkit train ALGO --resume LOGDIR/agent.pt`` continues it; returns the
+        agent's path."""
+        history.save(Path(logdir) / "history.json")  # atomic, as the agent
+        path = Path(logdir) / ("agent.pt" if self.framework == "torch" else "agent.keras")
+        return self.save(path, resumable=self.loop is not None)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.framework}, {self.env_id}, hidden={self.config.hidden_sizes})"

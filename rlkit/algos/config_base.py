@@ -8,6 +8,9 @@ from typing import ClassVar
 from rlkit.errors import RlkitError, did_you_mean
 from rlkit.hyperparams import check_types
 
+#: What ``hidden_sizes`` must be (every algorithm's networks need at least one hidden layer).
+HIDDEN_SIZES_RULE = "a non-empty sequence of positive layer widths, e.g. (64, 64)"
+
 
 @dataclass
 class AlgorithmConfig:
@@ -32,8 +35,11 @@ class AlgorithmConfig:
         """Raise :class:`RlkitError` naming the first out-of-range hyperparameter and its rule."""
         for ok, name, rule in self.checks():
             if not ok:
-                value = getattr(self, name, None)
-                raise RlkitError(f"{self.algorithm()} hyperparameter {name} must be {rule}, got {value!r}")
+                # a rule over several fields ("eps_start/eps_end") reports each one's value
+                parts = name.split("/")
+                got = ", ".join(f"{part}={getattr(self, part, None)!r}" for part in parts) if len(parts) > 1 else None
+                got = got or repr(getattr(self, name, None))
+                raise RlkitError(f"{self.algorithm()} hyperparameter {name} must be {rule}, got {got}")
 
     @classmethod
     def from_overrides(cls, **overrides) -> AlgorithmConfig:

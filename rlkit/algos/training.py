@@ -104,7 +104,11 @@ class Evaluations:
             self.agent.restore(self.best_snapshot)
         if logdir is not None:
             self.agent.save_run(logdir, history)
-        agent = self.agent
+        return self.result(steps)
+
+    def result(self, steps: int) -> TrainResult:
+        """The :class:`TrainResult` of the run as it stands (the agent as it is, not the best one)."""
+        agent, history = self.agent, self.logger.history
         return TrainResult(
             agent=agent, history=history, config=self.config, algo=agent.algo, env_id=agent.env_id,
             framework=agent.framework, seed=self.seed, steps=steps, wall_time=self.elapsed(),
@@ -185,31 +189,58 @@ class Loop:
 
 
 def drive(loop: Loop, until: int, logdir, progress: bool, stop_when_solved: bool, callbacks=()) -> TrainResult:
-    """Run ``loop`` up to environment step ``until`` (or until solved / a callback stops it)."""
+    """Run ``loop`` up to environment step ``until`` (or until solved / a callback stops it).
+
+    SIGINT or SIGTERM (:mod:`rlkit.interrupts`) ends the run after its current step: it is saved resumable
+    where it has an output (the logdir's agent, else a :class:`~rlkit.callbacks.SaveCheckpoints` folder) and
+    :class:`~rlkit.errors.TrainingInterrupted` is raised with the checkpoint and the partial result.
+    """
     from rlkit.callbacks import CallbackList
+    from rlkit.interrupts import InterruptGuard, interrupted
 
     agent = loop.agent
     loop.extend(until)
     description = f"{agent.algo} {agent.framework} {agent.env_id}"
-    logger = Logger(until, logdir, progress, description, history=loop.history, initial_step=loop.step)
-    loop.logger = logger
-    loop.evaluations.bind(logger)
-    record_settings(logger, agent, loop.seed)
-    hooks = CallbackList(callbacks, Run(agent, logger, loop.evaluations, until))
-    hooks.run.step = loop.step  # a continued run starts where it stopped
-    try:
-        hooks.on_start()
-        stopped = False
-        if loop.step > 0 and loop.evaluations.due(loop.step):  # a checkpoint saved before this step's evaluation
-            stopped = loop.evaluations.end_of_step(loop.step, False, stop_when_solved, hooks)
-        while loop.step < until and not stopped:
-            stop = loop.advance(hooks)
-            if loop.evaluations.end_of_step(loop.step, loop.step >= until, stop_when_solved, hooks) or stop:
-                break
-        hooks.on_end()
-    finally:
-        logger.close()
+    with InterruptGuard() as guard:
+        logger = Logger(until, logdir, progress, description, history=loop.history, initial_step=loop.step)
+        loop.logger = logger
+        loop.evaluations.bind(logger)
+        hooks = CallbackList(callbacks, Run(agent, logger, loop.evaluations, until))
+        hooks.run.step = loop.step  # a continued run starts where it stopped
+        try:
+            record_settings(logger, agent, loop.seed)
+            hooks.on_start()
+            stopped = False
+            if loop.step > 0 and loop.evaluations.due(loop.step):  # a checkpoint saved before this step's evaluation
+                stopped = loop.evaluations.end_of_step(loop.step, False, stop_when_solved, hooks)
+            while loop.step < until and not stopped and guard.signal is None:
+                stop = loop.advance(hooks)
+                if guard.signal is not None:  # the step is whole; its evaluation waits for the resumed run
+                    break
+                if loop.evaluations.end_of_step(loop.step, loop.step >= until, stop_when_solved, hooks) or stop:
+                    break
+            if guard.signal is None:
+                hooks.on_end()
+        finally:
+            logger.close()
+    if guard.signal is not None:  # the handlers are the previous ones again: a second Ctrl-C aborts the save
+        hooks.run.step = loop.step
+        checkpoint = save_interrupted(loop, logdir, hooks)
+        raise interrupted(guard.signal, checkpoint, loop.evaluations.result(loop.step), logdir) from None
     return loop.evaluations.finish(loop.step, logdir)
+
+
+def save_interrupted(loop: Loop, logdir, hooks) -> Path | None:
+    """Save an interrupted run resumable where it has an output: the logdir (its agent and history, as a
+    finished run), else the first :class:`~rlkit.callbacks.SaveCheckpoints` folder; None when it has neither."""
+    from rlkit.callbacks import SaveCheckpoints
+
+    if logdir is not None:
+        return loop.agent.save_run(logdir, loop.history)
+    for callback in hooks.callbacks:
+        if isinstance(callback, SaveCheckpoints):
+            return callback.save_now(hooks.run, resumable=True)
+    return None
 
 
 def record_settings(logger: Logger, agent, seed: int) -> None:
@@ -221,8 +252,9 @@ def record_settings(logger: Logger, agent, seed: int) -> None:
 
     run = {"algo": agent.algo, "env": agent.env_id, "framework": agent.framework, "seed": seed}
     settings = {**run, "total_steps": logger.total_steps, **agent.config.to_dict()}
-    logger.logdir.mkdir(parents=True, exist_ok=True)
-    (logger.logdir / "config.yaml").write_text(dump_yaml(settings), encoding="utf-8")
+    from rlkit.atomic import write_text
+
+    write_text(logger.logdir / "config.yaml", dump_yaml(settings))
     logger.text("config", markdown_table(settings))
 
 

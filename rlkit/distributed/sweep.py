@@ -80,6 +80,7 @@ def sweep(
         "runs": records,
     }
     if output is not None:
-        Path(output).parent.mkdir(parents=True, exist_ok=True)
-        Path(output).write_text(json.dumps(results, indent=1), encoding="utf-8")
+        from rlkit.atomic import write_text
+
+        write_text(output, json.dumps(results, indent=1))
     return results

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlkit.algos.config_base import AlgorithmConfig
+from rlkit.algos.config_base import HIDDEN_SIZES_RULE, AlgorithmConfig
 from rlkit.contracts import Field, TensorContract
 from rlkit.nets import orthogonal_mlp_weights
 
@@ -62,7 +62,7 @@ class ActorCriticConfig(AlgorithmConfig):
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [
-            (len(self.hidden_sizes) > 0 and all(h > 0 for h in self.hidden_sizes), "hidden_sizes", "> 0"),
+            (len(self.hidden_sizes) > 0 and all(h > 0 for h in self.hidden_sizes), "hidden_sizes", HIDDEN_SIZES_RULE),
             (self.learning_rate > 0, "learning_rate", "> 0"),
             (self.num_envs > 0, "num_envs", "> 0"),
             (self.num_steps > 0, "num_steps", "> 0"),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlkit.algos.config_base import AlgorithmConfig
+from rlkit.algos.config_base import HIDDEN_SIZES_RULE, AlgorithmConfig
 from rlkit.contracts import Field, TensorContract
 from rlkit.nets import init_mlp_weights
 
@@ -95,7 +95,7 @@ class DQNConfig(AlgorithmConfig):
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [
-            (all(h > 0 for h in self.hidden_sizes) and len(self.hidden_sizes) > 0, "hidden_sizes", "> 0"),
+            (all(h > 0 for h in self.hidden_sizes) and len(self.hidden_sizes) > 0, "hidden_sizes", HIDDEN_SIZES_RULE),
             (self.learning_rate > 0, "learning_rate", "> 0"),
             (0 < self.final_lr_fraction <= 1, "final_lr_fraction", "in (0, 1]"),
             (0 <= self.gamma <= 1, "gamma", "in [0, 1]"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rlkit.algos.config_base import AlgorithmConfig
+from rlkit.algos.config_base import HIDDEN_SIZES_RULE, AlgorithmConfig
 from rlkit.contracts import Field, TensorContract
 from rlkit.nets import init_mlp_weights
 
@@ -59,7 +59,7 @@ class OffPolicyConfig(AlgorithmConfig):
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [
-            (len(self.hidden_sizes) > 0 and all(h > 0 for h in self.hidden_sizes), "hidden_sizes", "> 0"),
+            (len(self.hidden_sizes) > 0 and all(h > 0 for h in self.hidden_sizes), "hidden_sizes", HIDDEN_SIZES_RULE),
             (self.actor_lr > 0, "actor_lr", "> 0"),
             (self.critic_lr > 0, "critic_lr", "> 0"),
             (0 <= self.gamma <= 1, "gamma", "in [0, 1]"),
