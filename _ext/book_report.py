@@ -12,7 +12,6 @@ Usage: ``python _ext/book_report.py [BUILD_FOLDER]`` (default ``_build``); exit 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -20,9 +19,8 @@ from pathlib import Path
 CHAPTER_SECONDS = 120
 
 
-def failed_cells(notebook: Path) -> list[tuple[int, str]]:
+def failed_cells(cells: list[dict]) -> list[tuple[int, str]]:
     """(index of the cell in the notebook, "ErrorName: message") of each code cell whose output is an error."""
-    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     found = []
     for index, cell in enumerate(cells):
         for output in cell.get("outputs", []):
@@ -32,34 +30,43 @@ def failed_cells(notebook: Path) -> list[tuple[int, str]]:
     return found
 
 
-def execution_seconds(build: Path) -> dict[str, float]:
-    """Seconds each chapter's last execution took, by notebook name, from the book's execution cache."""
-    try:
-        from jupyter_cache import get_cache
-    except ImportError:
-        return {}
-    folder = build / ".jupyter_cache"
-    if not folder.is_dir():
-        return {}
-    records = get_cache(str(folder)).list_cache_records()
-    return {Path(record.uri).stem: float(record.data.get("execution_seconds", 0.0)) for record in records}
+def executed_chapters(build: Path, chapters: list[Path]) -> dict[str, tuple[list[dict] | None, float | None]]:
+    """Each chapter's executed cells and seconds, by name, as the book's execution cache holds them for the
+    chapter's current content; (None, None) where the cache holds no execution of it (a kernel that died or
+    timed out). Read from the cache, not from the build's copies: a cached chapter's copy has no outputs."""
+    import nbformat
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(build / ".jupyter_cache"))
+    found = {}
+    for chapter in chapters:
+        try:
+            pk, notebook = cache.merge_match_into_notebook(nbformat.read(chapter, as_version=4))
+        except KeyError:
+            found[chapter.stem] = (None, None)
+            continue
+        seconds = cache.get_cache_record(pk).data.get("execution_seconds")
+        found[chapter.stem] = (notebook.cells, seconds)
+    return found
 
 
-def report(build: Path) -> tuple[list[str], int]:
-    """The report's lines and the number of failed cells."""
-    executed = sorted((build / "jupyter_execute").rglob("*.ipynb"))
-    seconds = execution_seconds(build)
-    lines, failures, slow = [], 0, []
-    for notebook in executed:
-        name = notebook.stem
-        if name in seconds and seconds[name] > CHAPTER_SECONDS:
-            slow.append(f"  {name}: {seconds[name]:.0f} s")
-        for index, error in failed_cells(notebook):
+def report(build: Path, chapters: list[Path]) -> tuple[list[str], int]:
+    """The report's lines and the number of failed cells (a chapter the cache holds no execution of counts as
+    one)."""
+    lines, failures, slow, total = [], 0, [], 0.0
+    for name, (cells, seconds) in executed_chapters(build, chapters).items():
+        rerun = f"      re-run this chapter alone: make chapter NB={name}"
+        if cells is None:
             failures += 1
-            lines.append(f"  {name}, cell {index}: {error}")
-            lines.append(f"      re-run this chapter alone: make chapter NB={name}")
-    total = sum(seconds.values())
-    head = [f"Executed {len(executed)} chapters ({total / 60:.1f} min of execution in the cache)."]
+            lines += [f"  {name}: not executed (its kernel died or ran past the timeout)", rerun]
+            continue
+        total += seconds or 0.0
+        if seconds is not None and seconds > CHAPTER_SECONDS:
+            slow.append(f"  {name}: {seconds:.0f} s")
+        for index, error in failed_cells(cells):
+            failures += 1
+            lines += [f"  {name}, cell {index}: {error}", rerun]
+    head = [f"Executed {len(chapters)} chapters ({total / 60:.1f} min of execution, added up)."]
     if slow:
         head += [f"Chapters over {CHAPTER_SECONDS} s on this machine:", *slow]
     if failures:
@@ -72,9 +79,10 @@ def report(build: Path) -> tuple[list[str], int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build", nargs="?", default="_build", type=Path)
+    parser.add_argument("--chapters", default="notebooks", type=Path, help="the folder of the chapters")
     parser.add_argument("--strict", action="store_true", help="exit with 1 when a cell failed")
     args = parser.parse_args(argv)
-    lines, failures = report(args.build)
+    lines, failures = report(args.build, sorted(args.chapters.glob("*.ipynb")))
     print("\n".join(lines))
     return 1 if args.strict and failures else 0
 
