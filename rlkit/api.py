@@ -18,6 +18,7 @@ from rlkit.checkpoints import read_meta
 from rlkit.envs import env_name, env_source, is_registered
 from rlkit.errors import CheckpointError, RlkitError, did_you_mean, is_count
 from rlkit.result import TrainResult
+from rlkit.run_lock import locked
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ def train(
     device: str = "cpu",
     workers: int | None = None,
     ray_address: str | None = None,
+    overwrite: bool = False,
     **config,
 ) -> TrainResult:
     """Train ``algo`` on the environment ``env`` with ``framework`` ("torch" or "tf").
@@ -147,6 +149,9 @@ def train(
     Ctrl-C (SIGINT) or SIGTERM ends the run after its current step, saved resumable in its output (the logdir's
     agent, a ``SaveCheckpoints`` folder, or ``save``), and raises :class:`~rlkit.errors.TrainingInterrupted`
     with ``.checkpoint`` and the partial ``.result``; a second Ctrl-C aborts at once.
+    A ``logdir`` holds one live run (``rlkit.lock``, see :mod:`rlkit.run_lock`): a second run there is refused
+    naming the first one's pid, and a logdir that already holds a run is refused unless ``resume`` continues a
+    checkpoint of it or ``overwrite=True`` (which removes the old run's files first).
     """
     entry = algorithm(algo)
     if resume is not None and (workers is not None or ray_address is not None):
@@ -164,7 +169,7 @@ def train(
 
         check_outputs(save, logdir, checkpoint_framework(resume))  # before the resumed steps, not after them
         options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source}
-        with _keep_interrupted(save):
+        with locked(logdir, resume, overwrite), _keep_interrupted(save):
             result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
         if save is not None:
             result.agent.save(save)
@@ -194,7 +199,7 @@ def train(
         if not entry.replay:
             raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
         options["buffer_class"] = buffer_class
-    with _keep_interrupted(save):
+    with locked(logdir, overwrite=overwrite), _keep_interrupted(save):
         result = entry.train(
             env,
             framework=framework,

@@ -36,6 +36,9 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     train.add_argument("--steps", type=int, default=None, help="environment steps (default: enough to solve)")
     train.add_argument("--logdir", default=None, help="write TensorBoard events, config.yaml and history.json here")
     train.add_argument("--save", default=None, help="checkpoint path: .pt (torch), .keras or .weights.h5 (tf)")
+    train.add_argument(
+        "--overwrite", action="store_true", help="replace the run a --logdir already holds (its files are removed)"
+    )
     train.add_argument("--stop-when-solved", action="store_true", help="stop at the first solving evaluation")
     train.add_argument("--device", default="cpu", help="torch device: cpu (default), cuda, cuda:N, mps or auto")
     train.add_argument(
@@ -195,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             ray_address=args.ray_address,
             callbacks=checkpoints(args),
+            overwrite=args.overwrite,
             **settings,
         )
         print(result)
