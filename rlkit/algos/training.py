@@ -196,10 +196,12 @@ def drive(loop: Loop, until: int, logdir, progress: bool, stop_when_solved: bool
     :class:`~rlkit.errors.TrainingInterrupted` is raised with the checkpoint and the partial result.
     """
     from rlkit.callbacks import CallbackList
+    from rlkit.disk_space import check_free_space
     from rlkit.interrupts import InterruptGuard, interrupted
 
     agent = loop.agent
     loop.extend(until)
+    check_free_space(loop, logdir, callbacks or (), until)  # before the first step, not at a save hours in
     description = f"{agent.algo} {agent.framework} {agent.env_id}"
     with InterruptGuard() as guard:
         logger = Logger(until, logdir, progress, description, history=loop.history, initial_step=loop.step)
