@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     import rlkit
 
     if args.command == "train":
-        from rlkit.api import DEFAULT_ENV, config_class
+        from rlkit.api import config_class
         from rlkit.hyperparams import field_types, load_yaml
 
         settings = load_yaml(args.config, args.env, args.algo) if args.config else {}
@@ -182,11 +182,11 @@ def run(args: argparse.Namespace) -> int:
                 f"own, e.g. --logdir {folder}) or --save FILE"
             )
         total_steps = from_file["total_steps"] if args.steps is None else args.steps
-        seed = (from_file["seed"] or 0) if args.seed is None else args.seed
-        result = rlkit.train(
+        seed = from_file["seed"] if args.seed is None else args.seed
+        result = rlkit.train(  # what is not given stays None: a new run takes the default, a resumed one its own
             args.algo,
-            env=args.env or from_file["env"] or DEFAULT_ENV,
-            framework=args.framework or from_file["framework"] or "torch",
+            env=args.env or from_file["env"],
+            framework=args.framework or from_file["framework"],
             seed=seed,
             total_steps=total_steps,
             logdir=args.logdir,
