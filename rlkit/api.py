@@ -18,6 +18,7 @@ from rlkit.checkpoints import read_meta
 from rlkit.envs import env_name, env_source, is_registered
 from rlkit.errors import CheckpointError, RlkitError, did_you_mean, is_count
 from rlkit.result import TrainResult
+from rlkit.run_lock import locked
 
 
 @dataclass(frozen=True)
@@ -102,9 +103,9 @@ DEFAULT_ENV = "CartPole-v1"
 
 def train(
     algo: str,
-    env: str = DEFAULT_ENV,
-    framework: str = "torch",
-    seed: int = 0,
+    env: str | None = None,
+    framework: str | None = None,
+    seed: int | None = None,
     total_steps: int | None = None,
     logdir: str | Path | None = None,
     save: str | Path | None = None,
@@ -118,9 +119,11 @@ def train(
     device: str = "cpu",
     workers: int | None = None,
     ray_address: str | None = None,
+    overwrite: bool = False,
     **config,
 ) -> TrainResult:
-    """Train ``algo`` on the environment ``env`` with ``framework`` ("torch" or "tf").
+    """Train ``algo`` on the environment ``env`` (default CartPole-v1) with ``framework`` ("torch", the default,
+    or "tf") from ``seed`` (default 0).
 
     ``env`` is a registered gymnasium id, a ``gymnasium.Env`` instance, or a callable returning one;
     ``env_kwargs`` go to ``gymnasium.make`` (or the callable) and ``wrappers`` (callables env -> env, such as
@@ -135,7 +138,10 @@ def train(
     buffer of a replay-based algorithm (DQN, Rainbow, DDPG, TD3, SAC) by a class with the same methods.
     ``resume`` continues the run saved resumable at that checkpoint (``agent.save(path, resumable=True)``, or
     ``SaveCheckpoints(..., resumable=True)``) up to ``total_steps`` in all (default: the run's own total),
-    exactly as if it had not stopped; its hyperparameters are the checkpoint's.
+    exactly as if it had not stopped; its algorithm, framework, environment, seed and hyperparameters are the
+    checkpoint's: any of them passed with ``resume`` must equal the checkpoint's (a different one is refused,
+    naming both). What a resumed run may change: ``total_steps``, ``callbacks``, ``logdir``, ``save``,
+    ``progress``, ``stop_when_solved`` (and ``buffer_class``, ``env_kwargs``, ``wrappers``).
     ``device`` is where a torch learner trains: "cpu" (default), "cuda", "cuda:N", "mps" or "auto" (the first
     of CUDA, MPS, CPU that torch sees); acting stays in numpy on the CPU. TensorFlow chooses its device itself
     (a GPU when its GPU build sees one), so a TF run takes only "cpu" or "auto".
@@ -147,28 +153,35 @@ def train(
     Ctrl-C (SIGINT) or SIGTERM ends the run after its current step, saved resumable in its output (the logdir's
     agent, a ``SaveCheckpoints`` folder, or ``save``), and raises :class:`~rlkit.errors.TrainingInterrupted`
     with ``.checkpoint`` and the partial ``.result``; a second Ctrl-C aborts at once.
+    A ``logdir`` holds one live run (``rlkit.lock``, see :mod:`rlkit.run_lock`): a second run there is refused
+    naming the first one's pid, and a logdir that already holds a run is refused unless ``resume`` continues a
+    checkpoint of it or ``overwrite=True`` (which removes the old run's files first).
     """
     entry = algorithm(algo)
     if resume is not None and (workers is not None or ray_address is not None):
         raise RlkitError("a resumed run continues in one process: workers= and ray_address= apply to a new run")
     if resume is not None:
-        if config:
-            raise RlkitError(f"a resumed run keeps its checkpoint's hyperparameters; got {', '.join(config)}")
         if device != "cpu":
             raise RlkitError(f"a resumed run continues on the CPU: device={device!r} applies to a new run")
-        given = env_kwargs or wrappers or not (isinstance(env, str) and env == DEFAULT_ENV)
-        source = env_source(env, env_kwargs, wrappers) if given else None  # default: the checkpoint's own
+        given = env_kwargs or wrappers or not (env is None or isinstance(env, str))
+        source = env_source(env or DEFAULT_ENV, env_kwargs, wrappers) if given else None  # default: the checkpoint's
+        if source is None and env is not None:
+            source = env  # an id: checked against the checkpoint's
+        run = {"framework": framework, "seed_given": seed, "config": config}
         if buffer_class is not None and not entry.replay:
             raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
         from rlkit.checkpoints import checkpoint_framework
 
         check_outputs(save, logdir, checkpoint_framework(resume))  # before the resumed steps, not after them
-        options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source}
-        with _keep_interrupted(save):
+        options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source, "run": run}
+        with locked(logdir, resume, overwrite), _keep_interrupted(save):
             result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
         if save is not None:
             result.agent.save(save)
         return result
+    env = DEFAULT_ENV if env is None else env
+    framework = "torch" if framework is None else framework
+    seed = 0 if seed is None else seed
     check_framework(framework)
     _check_device(device, framework)
     if not is_count(seed, minimum=0):
@@ -194,7 +207,7 @@ def train(
         if not entry.replay:
             raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
         options["buffer_class"] = buffer_class
-    with _keep_interrupted(save):
+    with locked(logdir, overwrite=overwrite), _keep_interrupted(save):
         result = entry.train(
             env,
             framework=framework,
@@ -240,8 +253,9 @@ def load(path: str | Path):
         raise CheckpointError(f"'{path}' could not be restored: {exc}") from None
 
 
-def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbacks, buffer_class, env):
-    """Rebuild the agent and its run from a resumable checkpoint and drive it on."""
+def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbacks, buffer_class, env, run):
+    """Rebuild the agent and its run from a resumable checkpoint, check what was passed with it against the
+    checkpoint (``run``: framework, seed, hyperparameters; ``env``), and drive it on."""
     from rlkit.algos.agent_base import training_state_path
     from rlkit.algos.training import drive
     from rlkit.state import load_state
@@ -257,7 +271,8 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
         )
     state = load_state(state_path)
     _check_same_save(path, state_path, read_meta(path), state)
-    if env is not None:
+    check_resumed_run(path, agent, int(state["seed"]), env, **run)
+    if env is not None and not isinstance(env, str):
         agent.trained_on(env)
     elif not is_registered(agent.env_id):
         raise RlkitError(f"'{path}' was trained on a custom environment, {agent.env_id}: pass env= to resume it")
@@ -269,6 +284,41 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
     if until <= loop.step:
         raise RlkitError(f"the run in '{path}' is already at step {loop.step}: ask for total_steps > {loop.step}")
     return drive(loop, until, logdir, progress, stop_when_solved, callbacks)
+
+
+def check_resumed_run(path, agent, seed: int, env, framework, seed_given, config: dict) -> None:
+    """Refuse what was passed with ``resume=`` that contradicts the checkpoint, naming both values: a run
+    resumes as it was, and an argument it would silently ignore (a seed, another framework) misleads."""
+    from rlkit.seeding import shifted
+
+    def refuse(name: str, given, saved) -> None:
+        raise RlkitError(
+            f"a resumed run keeps its checkpoint's {name}; got {name}={given!r}, and '{path}' was trained with "
+            f"{name}={saved!r}: drop {name}= to resume it, or start a new run (without resume=) to change it"
+        )
+
+    if framework is not None and framework != agent.framework:
+        refuse("framework", framework, agent.framework)
+    if seed_given is not None and shifted(seed_given) != seed:
+        refuse("seed", seed_given, seed)
+    if isinstance(env, str) and env_name(env) != agent.env_id:
+        refuse("env", env, agent.env_id)
+    for name, value in config.items():
+        if not hasattr(agent.config, name):
+            raise RlkitError(f"{agent.algo} has no hyperparameter {name!r}.{did_you_mean(name, vars(agent.config))}")
+        saved = getattr(agent.config, name)
+        if not _same(value, saved):
+            raise RlkitError(
+                f"a resumed run keeps its checkpoint's hyperparameters; got {name}={value!r}, and '{path}' was "
+                f"trained with {name}={saved!r}: drop {name}= to resume it, or start a new run to change it"
+            )
+
+
+def _same(given, saved) -> bool:
+    """Equal as hyperparameters: a list and a tuple of the same widths are one ``hidden_sizes``."""
+    if isinstance(given, list | tuple) and isinstance(saved, list | tuple):
+        return list(given) == list(saved)
+    return given == saved
 
 
 def _check_same_save(path, state_path: Path, meta: dict, state: dict) -> None:

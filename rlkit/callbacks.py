@@ -108,7 +108,9 @@ class SaveCheckpoints(Callback):
     """Save the agent every ``every`` environment steps (at the first update at or after each multiple) as
     ``step_<N>.<ext>`` and, when ``best``, the agent of the best evaluation so far as ``best.<ext>`` (.pt for
     torch, .keras for TensorFlow) in ``directory``. ``keep`` (None: all) keeps only the last ``keep`` of the
-    ``step_<N>`` checkpoints, deleting older ones with their run state.
+    ``step_<N>`` checkpoints, deleting older ones with their run state. ``spread`` (with ``every=None``)
+    sizes ``every`` at the start of the run so that the run's budget is spread over about that many
+    checkpoints (``rlkit train --logdir``'s default: a handful, whatever the budget).
 
     The agent a run returns stays the last one; these files are where the others are kept. Every file is
     written atomically (a crash mid-save keeps the previous checkpoints whole).
@@ -121,6 +123,7 @@ class SaveCheckpoints(Callback):
         best: bool = True,
         resumable: bool = False,
         keep: int | None = None,
+        spread: int | None = None,
     ) -> None:
         if every is not None and not is_count(every):
             raise RlkitError(f"SaveCheckpoints every must be a positive int or None, got {every!r}")
@@ -130,8 +133,30 @@ class SaveCheckpoints(Callback):
                 f"(all), got {keep!r}"
             )
         self.directory, self.every, self.best, self.resumable = Path(directory), every, best, resumable
-        self.keep = keep
+        if spread is not None and (every is not None or not is_count(spread)):
+            raise RlkitError(
+                f"SaveCheckpoints spread (how many checkpoints over the run) is a positive int that replaces every=, "
+                f"got spread={spread!r} with every={every!r}"
+            )
+        self.keep, self.spread = keep, spread
         self.next_save, self.best_return, self.saved = every, float("-inf"), []
+
+    def on_start(self, run) -> None:
+        if self.spread is not None:
+            self.every = max(1, run.total_steps // self.spread)
+        if self.every is not None:  # a resumed run saves at the next multiple, not at its first update
+            self.next_save = (run.step // self.every + 1) * self.every
+        if self.keep is not None and not self.saved:  # a resumed run's own earlier checkpoints count towards keep
+            self.saved = [path for _, path in sorted(self.earlier(run))]
+
+    def earlier(self, run) -> list[tuple[int, Path]]:
+        """The ``step_<N>`` checkpoints of this folder up to the run's step (those a resumed run went through)."""
+        found, suffix = [], self.path(run, "step").suffix
+        for path in self.directory.glob(f"step_*{suffix}"):
+            number = path.name[len("step_") : -len(suffix)]
+            if number.isdigit() and 0 < int(number) <= run.step:
+                found.append((int(number), path))
+        return found
 
     def path(self, run, name: str) -> Path:
         return self.directory / f"{name}{'.pt' if run.agent.framework == 'torch' else '.keras'}"

@@ -13,6 +13,9 @@ from pathlib import Path
 
 from rlkit.errors import RlkitError, TrainingInterrupted
 
+#: ``rlkit train --logdir``'s checkpoints: in this folder of the logdir, about SPREAD over the run, the last KEEP.
+CHECKPOINTS, SPREAD, KEEP = "checkpoints", 5, 3
+
 
 def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse.ArgumentParser:
     """The parser; with a known ``algo``, ``train`` also gets one typed flag per hyperparameter of it."""
@@ -33,14 +36,25 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     train.add_argument("--steps", type=int, default=None, help="environment steps (default: enough to solve)")
     train.add_argument("--logdir", default=None, help="write TensorBoard events, config.yaml and history.json here")
     train.add_argument("--save", default=None, help="checkpoint path: .pt (torch), .keras or .weights.h5 (tf)")
+    train.add_argument(
+        "--overwrite", action="store_true", help="replace the run a --logdir already holds (its files are removed)"
+    )
     train.add_argument("--stop-when-solved", action="store_true", help="stop at the first solving evaluation")
     train.add_argument("--device", default="cpu", help="torch device: cpu (default), cuda, cuda:N, mps or auto")
     train.add_argument(
         "--resume",
         default=None,
         metavar="PATH",
-        help="continue the run saved resumable at PATH (--steps: the total to reach, default the run's own); "
-        "needs --logdir or --save, where the new steps go",
+        help="continue the run saved resumable at PATH (--steps: the total to reach, default the run's own) in "
+        "the logdir PATH belongs to (its agent or one of its checkpoints), else in --logdir or --save",
+    )
+    train.add_argument(
+        "--checkpoint-every",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"with --logdir: save a resumable checkpoint every N steps in LOGDIR/{CHECKPOINTS} (the last "
+        f"{KEEP} kept; default: about {SPREAD} over the run; 0: none)",
     )
     train.add_argument(
         "--workers",
@@ -147,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     import rlkit
 
     if args.command == "train":
-        from rlkit.api import DEFAULT_ENV, config_class
+        from rlkit.api import config_class
         from rlkit.hyperparams import field_types, load_yaml
 
         settings = load_yaml(args.config, args.env, args.algo) if args.config else {}
@@ -159,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
             if flags[name] != typed[name]:
                 raise RlkitError(f"{name} is set twice, to {flags[name]!r} by its flag and {typed[name]!r} by --set")
         settings.update({**flags, **typed})
+        if args.resume is not None and args.logdir is None:
+            args.logdir = run_logdir(args.resume)
         if args.resume is not None and args.logdir is None and args.save is None:
             folder = Path(args.resume).parent
             raise RlkitError(
@@ -166,11 +182,11 @@ def run(args: argparse.Namespace) -> int:
                 f"own, e.g. --logdir {folder}) or --save FILE"
             )
         total_steps = from_file["total_steps"] if args.steps is None else args.steps
-        seed = (from_file["seed"] or 0) if args.seed is None else args.seed
-        result = rlkit.train(
+        seed = from_file["seed"] if args.seed is None else args.seed
+        result = rlkit.train(  # what is not given stays None: a new run takes the default, a resumed one its own
             args.algo,
-            env=args.env or from_file["env"] or DEFAULT_ENV,
-            framework=args.framework or from_file["framework"] or "torch",
+            env=args.env or from_file["env"],
+            framework=args.framework or from_file["framework"],
             seed=seed,
             total_steps=total_steps,
             logdir=args.logdir,
@@ -181,6 +197,8 @@ def run(args: argparse.Namespace) -> int:
             device=args.device,
             workers=args.workers,
             ray_address=args.ray_address,
+            callbacks=checkpoints(args),
+            overwrite=args.overwrite,
             **settings,
         )
         print(result)
@@ -203,6 +221,35 @@ def run(args: argparse.Namespace) -> int:
 
         print(format_report(report(probe_frameworks=args.probe)))
     return 0
+
+
+def checkpoints(args: argparse.Namespace) -> list:
+    """The periodic checkpoints of ``rlkit train``: with a logdir, resumable ones in its ``checkpoints``
+    folder, so that a run killed outright (no chance to save on the way out) loses at most one interval."""
+    from rlkit.callbacks import SaveCheckpoints
+
+    every = args.checkpoint_every
+    if every is not None and every < 0:
+        raise RlkitError(f"--checkpoint-every takes a number of steps >= 0 (0: no checkpoints), got {every}")
+    if every and args.logdir is None:
+        raise RlkitError(f"--checkpoint-every {every} writes into LOGDIR/{CHECKPOINTS}: pass --logdir DIR as well")
+    if args.logdir is None or every == 0:
+        return []
+    folder = Path(args.logdir) / CHECKPOINTS
+    if every is None:
+        return [SaveCheckpoints(folder, best=False, resumable=True, keep=KEEP, spread=SPREAD)]
+    return [SaveCheckpoints(folder, every=every, best=False, resumable=True, keep=KEEP)]
+
+
+def run_logdir(checkpoint: str | Path) -> Path | None:
+    """The logdir a checkpoint belongs to, where its resumed run goes on: the folder of ``LOGDIR/agent.pt``
+    or the parent of ``LOGDIR/checkpoints/step_N.pt``, told by the ``config.yaml`` every run writes there at
+    its start; None for a checkpoint outside any logdir."""
+    folder = Path(checkpoint).parent
+    for candidate in (folder, folder.parent) if folder.name == CHECKPOINTS else (folder,):
+        if (candidate / "config.yaml").is_file():
+            return candidate
+    return None
 
 
 def export_agent(args: argparse.Namespace) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import gymnasium as gym
 import numpy as np
 
+from rlkit.env_checks import StepCheck
 from rlkit.errors import RlkitError, did_you_mean
 
 #: Returns that count as "solved" where the environment's spec has no ``reward_threshold``.
@@ -284,6 +285,7 @@ class EnvRunner:
 
     envs: gym.vector.VectorEnv
     seed: int | None = None
+    check: bool = True  # environment faults named at each step (rlkit.env_checks); False for the benchmark
     obs: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
@@ -294,9 +296,19 @@ class EnvRunner:
         self._ep_length = np.zeros(n, dtype=np.int64)
         self._done_returns: list[float] = []
         self._done_lengths: list[int] = []
+        self.steps = 0  # environment steps, for the messages of :class:`~rlkit.env_checks.StepCheck`
+        self._checks = StepCheck(self.envs) if self.check else None
 
     def step(self, actions: np.ndarray) -> Transitions:
-        next_obs, rewards, terminated, truncated, _ = self.envs.step(actions)
+        self.steps += len(self._autoreset)
+        try:
+            next_obs, rewards, terminated, truncated, _ = self.envs.step(actions)
+        except (ValueError, TypeError) as exc:
+            if self._checks is None:
+                raise
+            raise self._checks.failed(self.steps, exc) from exc
+        if self._checks is not None:
+            self._checks.check(self.steps, next_obs, rewards, terminated, truncated)
         valid = ~self._autoreset
         self._ep_return += np.where(valid, rewards, 0.0)
         self._ep_length += valid

@@ -19,6 +19,11 @@ class ContractError(RlkitError):
     """A batch field does not have the shape, dtype or range its algorithm declares."""
 
 
+class EnvironmentFault(RlkitError):
+    """An environment returned what its spaces and gymnasium's step API do not allow (a wrong shape or dtype, a
+    reward that is not a finite scalar, flags that are not booleans), named at the step it happened."""
+
+
 class CheckpointError(RlkitError):
     """A checkpoint is missing, corrupt, or was written by something other than rlkit."""
 

@@ -195,11 +195,15 @@ def drive(loop: Loop, until: int, logdir, progress: bool, stop_when_solved: bool
     where it has an output (the logdir's agent, else a :class:`~rlkit.callbacks.SaveCheckpoints` folder) and
     :class:`~rlkit.errors.TrainingInterrupted` is raised with the checkpoint and the partial result.
     """
+    from rlkit.budget import watch as large_budget
     from rlkit.callbacks import CallbackList
+    from rlkit.disk_space import check_free_space
     from rlkit.interrupts import InterruptGuard, interrupted
 
     agent = loop.agent
     loop.extend(until)
+    check_free_space(loop, logdir, callbacks or (), until)  # before the first step, not at a save hours in
+    budget = large_budget(loop, until)  # None unless beyond 1e9 steps
     description = f"{agent.algo} {agent.framework} {agent.env_id}"
     with InterruptGuard() as guard:
         logger = Logger(until, logdir, progress, description, history=loop.history, initial_step=loop.step)
@@ -215,6 +219,8 @@ def drive(loop: Loop, until: int, logdir, progress: bool, stop_when_solved: bool
                 stopped = loop.evaluations.end_of_step(loop.step, False, stop_when_solved, hooks)
             while loop.step < until and not stopped and guard.signal is None:
                 stop = loop.advance(hooks)
+                if budget is not None and loop.step >= budget.at:
+                    budget = budget.warn(loop)  # once
                 if guard.signal is not None:  # the step is whole; its evaluation waits for the resumed run
                     break
                 if loop.evaluations.end_of_step(loop.step, loop.step >= until, stop_when_solved, hooks) or stop:

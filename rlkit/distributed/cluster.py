@@ -23,7 +23,10 @@ def connect(address: str | None = None, purpose: str = "this"):
     """
     ray = require_ray(purpose)
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, logging_level="ERROR")
+        try:
+            ray.init(address=address, include_dashboard=False, logging_level="ERROR")
+        except Exception as exc:  # Ray's own (ConnectionError, RuntimeError, its timeouts): say what to do
+            raise RlkitError(ray_failure(address, exc)) from exc
     elif address is not None and address != "auto":
         joined = ray.get_runtime_context().gcs_address
         if joined != address:
@@ -32,3 +35,19 @@ def connect(address: str | None = None, purpose: str = "this"):
                 "ray.shutdown() first to join another"
             )
     return ray
+
+
+def ray_failure(address: str | None, exc: Exception) -> str:
+    """The message of a Ray start-up or connection failure: what failed, Ray's reason, and the fix."""
+    reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}".rstrip(": ")
+    if address is not None:
+        return (
+            f"could not join the Ray cluster at ray_address={address!r} ({reason}): start one with `ray start "
+            "--head` and pass the address it prints (or 'auto' on its head machine), or leave ray_address unset "
+            "to start Ray in this process"
+        )
+    return (
+        f"Ray could not start on this machine ({reason}); on a busy machine its node can time out during "
+        "start-up: retry when fewer processes run, start Ray yourself (`ray start --head`) and pass "
+        "ray_address='auto' (--ray-address auto), or train without workers="
+    )
