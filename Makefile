@@ -42,12 +42,13 @@ $(STAMP): pyproject.toml
 # The chapters are executed first, one per core, into the cache the build reads (_ext/execute_chapters.py);
 # the build then only renders. A cell that fails on this machine shows its error in its page (allow_errors in
 # _config.yml): the reader still gets the book, and the report after the build lists each failed cell with the
-# command that re-runs its chapter. `make test` runs every cell under nbval and fails on any of them.
+# command that re-runs its chapter. `make test` runs every cell under nbval and fails on any of them, and so does
+# `make book` where CI is set (a workflow that publishes the book must not publish a failed cell).
 book: $(STAMP)
 	$(BIN)/python _ext/execute_chapters.py _build
 	$(BIN)/jupyter-book build . -W
 	@echo
-	@$(BIN)/python _ext/book_report.py _build
+	@$(BIN)/python _ext/book_report.py _build $(if $(CI),--strict)
 	@echo
 	@echo "The book is built. Open it in a browser: file://$(CURDIR)/_build/html/index.html"
 

@@ -1,6 +1,7 @@
 """Shared by the benchmarks whose committed results file a chapter reads (``sac_temperature.py``,
-``replay_schemes.py``): the file's record of how it was measured, and a pool of runs that rewrites the file
-after every finished run, so that an interrupted pass keeps what it measured."""
+``replay_schemes.py``, ``overestimation.py``, ``epsilon_schedules.py``, ``ppo_ablation.py``): the file's record of
+how it was measured, a pool of runs that rewrites the file after every finished run, so that an interrupted pass
+keeps what it measured, and the whole command line of a (setting, seed) sweep (:func:`sweep_main`)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,39 @@ def run_into_file(
             print(report(run), flush=True)
     write(finished=True)
     print(f"wrote {out}")
+
+
+def sweep_main(
+    description: str,
+    results: Path,
+    field: str,
+    settings: list[str],
+    run_one: Callable,
+    markdown_table: Callable[[dict], str],
+    report: Callable[[dict], str],
+    header: dict,
+    steps: int | None,
+    seeds: int = 10,
+) -> None:
+    """The command line of a seed sweep whose runs are (setting, seed, steps) tasks: every setting on every seed,
+    the runs kept in the file by setting then seed, ``--steps`` for each run (None: the algorithm's own budget),
+    ``--table`` to print the file's summary. ``header`` is what the file says of all its runs (claim, algorithm,
+    framework, environment); ``field`` names the setting in each run's record."""
+    parser = seed_sweep_parser(description, results)
+    parser.set_defaults(seeds=list(range(seeds)))
+    parser.add_argument("--steps", type=int, default=steps, help="environment steps per run")
+    args = parser.parse_args()
+    if args.table:
+        print(markdown_table(json.loads(args.out.read_text())))
+        return
+    check_sweep(parser, args)
+    if args.steps is not None and args.steps < 1:
+        parser.error("--steps must be >= 1")
+    script = Path(sys.argv[0]).name
+    document = {**header, "steps": args.steps, **provenance(script), "runs": []}
+    tasks = [(setting, seed, args.steps) for seed in args.seeds for setting in settings]
+
+    def order(run: dict) -> tuple:
+        return settings.index(run[field]), run["seed"]
+
+    run_into_file(document, args.out, run_one, tasks, args.workers, order=order, report=report)

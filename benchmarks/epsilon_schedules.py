@@ -13,12 +13,11 @@ schedule are 30 runs, several minutes of CPU: longer than a chapter may take.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
+from _results_file import sweep_main
 
 #: The schedules compared: eps_fraction, by name.
 SCHEDULES = {"fast": 0.01, "default": 0.1, "slow": 0.5}
@@ -71,26 +70,8 @@ def markdown_table(document: dict) -> str:
 
 
 def main() -> None:
-    parser = seed_sweep_parser(__doc__, RESULTS)
-    parser.add_argument("--steps", type=int, default=STEPS, help="environment steps per run")
-    args = parser.parse_args()
-    if args.table:
-        print(markdown_table(json.loads(args.out.read_text())))
-        return
-    check_sweep(parser, args)
-    if args.steps < 1:
-        parser.error("--steps must be >= 1")
-    document = {
-        "claim": "C13", "algo": "dqn", "framework": "tf", "env": "CartPole-v1", "steps": args.steps,
-        **provenance("epsilon_schedules.py"), "runs": [],
-    }  # fmt: skip
-    tasks = [(schedule, seed, args.steps) for seed in args.seeds for schedule in SCHEDULES]
-    run_into_file(document, args.out, run_one, tasks, args.workers, order=order, report=report)
-
-
-def order(run: dict) -> tuple:
-    """The file's order of runs: by schedule, then seed."""
-    return list(SCHEDULES).index(run["schedule"]), run["seed"]
+    header = {"claim": "C13", "algo": "dqn", "framework": "tf", "env": "CartPole-v1"}
+    sweep_main(__doc__, RESULTS, "schedule", list(SCHEDULES), run_one, markdown_table, report, header, STEPS, seeds=10)
 
 
 def report(run: dict) -> str:

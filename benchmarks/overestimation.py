@@ -16,12 +16,11 @@ Twenty seeds per variant are 60 runs, about ten minutes of CPU: longer than a ch
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
+from _results_file import sweep_main
 
 #: The variants compared, as rlkit.train options.
 VARIANTS = {
@@ -82,27 +81,8 @@ def markdown_table(document: dict) -> str:
 
 
 def main() -> None:
-    parser = seed_sweep_parser(__doc__, RESULTS)
-    parser.set_defaults(seeds=list(range(20)))
-    parser.add_argument("--steps", type=int, default=STEPS, help="environment steps per run")
-    args = parser.parse_args()
-    if args.table:
-        print(markdown_table(json.loads(args.out.read_text())))
-        return
-    check_sweep(parser, args)
-    if args.steps < 1:
-        parser.error("--steps must be >= 1")
-    document = {
-        "claim": "C07", "algo": "dqn", "framework": "tf", "env": "CartPole-v1", "steps": args.steps,
-        **provenance("overestimation.py"), "runs": [],
-    }  # fmt: skip
-    tasks = [(variant, seed, args.steps) for seed in args.seeds for variant in VARIANTS]
-    run_into_file(document, args.out, run_one, tasks, args.workers, order=order, report=report)
-
-
-def order(run: dict) -> tuple:
-    """The file's order of runs: by variant, then seed."""
-    return list(VARIANTS).index(run["variant"]), run["seed"]
+    header = {"claim": "C07", "algo": "dqn", "framework": "tf", "env": "CartPole-v1"}
+    sweep_main(__doc__, RESULTS, "variant", list(VARIANTS), run_one, markdown_table, report, header, STEPS, seeds=20)
 
 
 def report(run: dict) -> str:

@@ -16,12 +16,11 @@ than a chapter may take.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
+from _results_file import sweep_main
 
 #: The variants compared, as rlkit.train overrides of the Pendulum defaults.
 VARIANTS = {
@@ -69,26 +68,8 @@ def markdown_table(document: dict) -> str:
 
 
 def main() -> None:
-    parser = seed_sweep_parser(__doc__, RESULTS)
-    parser.add_argument("--steps", type=int, default=None, help="environment steps per run (default: PPO's own)")
-    args = parser.parse_args()
-    if args.table:
-        print(markdown_table(json.loads(args.out.read_text())))
-        return
-    check_sweep(parser, args)
-    if args.steps is not None and args.steps < 1:
-        parser.error("--steps must be >= 1")
-    document = {
-        "algo": "ppo", "framework": "tf", "env": "Pendulum-v1", "threshold": -200, "eval_every": EVAL_EVERY,
-        "steps": args.steps, **provenance("ppo_ablation.py"), "runs": [],
-    }  # fmt: skip
-    tasks = [(variant, seed, args.steps) for seed in args.seeds for variant in VARIANTS]
-    run_into_file(document, args.out, run_one, tasks, args.workers, order=order, report=report)
-
-
-def order(run: dict) -> tuple:
-    """The file's order of runs: by variant, then seed."""
-    return list(VARIANTS).index(run["variant"]), run["seed"]
+    header = {"algo": "ppo", "framework": "tf", "env": "Pendulum-v1", "threshold": -200, "eval_every": EVAL_EVERY}
+    sweep_main(__doc__, RESULTS, "variant", list(VARIANTS), run_one, markdown_table, report, header, None, seeds=10)
 
 
 def report(run: dict) -> str:

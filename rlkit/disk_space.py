@@ -59,7 +59,11 @@ def planned_checkpoints(logdir, callbacks, until: int, start: int) -> dict[Path,
             saves = 1 if every is None else max(1, math.ceil((until - start) / every))  # 1: an interrupted run
             kept = saves if callback.keep is None else min(saves, callback.keep)
             full, light = folders.get(callback.directory, (0, 0))
-            folders[callback.directory] = (full + kept, light + int(callback.best))
+            # weights-only saves hold no replay buffer; an interrupted run still writes one resumable checkpoint
+            if callback.resumable:
+                folders[callback.directory] = (full + kept, light + int(callback.best))
+            else:
+                folders[callback.directory] = (full + 1, light + kept + int(callback.best))
     return folders
 
 

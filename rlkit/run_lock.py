@@ -28,8 +28,12 @@ from rlkit.errors import RlkitError
 
 #: The lock file's name in the logdir.
 LOCK = "rlkit.lock"
-#: What a run writes in its logdir (removed by ``overwrite``); anything else there is left alone.
-RUN_FILES = ("config.yaml", "history.json", "events.out.tfevents.*", "agent.*", "checkpoints")
+#: What a run writes in its logdir (removed by ``overwrite``), by exact name: anything else there is left alone,
+#: so a logdir of ``"."`` never loses a project's ``agent.py`` or its own ``config.yaml``.
+RUN_FILES = (
+    "config.yaml", "history.json", "events.out.tfevents.*", "checkpoints", "agent.pt", "agent.keras",
+    "agent.weights.h5", "agent.pt.state.npz", "agent.keras.state.npz", "agent.weights.h5.state.npz",
+)  # fmt: skip
 
 
 def holder(logdir: Path) -> dict | None:
@@ -81,7 +85,11 @@ def _check_finished(logdir: Path, resume, overwrite: bool, what: str) -> None:
 
 
 def remove_run(logdir: Path) -> None:
-    """Delete the files a run wrote in ``logdir`` (see :data:`RUN_FILES`), before a run that overwrites it."""
+    """Delete the files a run wrote in ``logdir`` (see :data:`RUN_FILES`), before a run that overwrites it;
+    nothing at all unless the logdir's ``config.yaml`` is an rlkit run's (it names the run's ``algo``)."""
+    config = logdir / "config.yaml"
+    if config.is_file() and not config.read_text(encoding="utf-8", errors="replace").startswith("algo:"):
+        return
     for pattern in RUN_FILES:
         for path in logdir.glob(pattern):
             shutil.rmtree(path) if path.is_dir() else path.unlink()

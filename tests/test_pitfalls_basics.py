@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from rlkit.algos.dqn.config import DQNConfig, initial_q_weights
+from rlkit.errors import RlkitError
 from rlkit.nets import q_network_forward
 from rlkit.pitfalls import acting_speed, broadcasting, dtypes, overestimation, statistics
 
@@ -111,5 +112,5 @@ def test_sign_test_p_value_is_the_exact_two_sided_binomial_tail():
     assert statistics.sign_test_p_value(0, 20) == statistics.sign_test_p_value(20, 20)  # two-sided
     assert statistics.sign_test_p_value(15, 20) == pytest.approx(0.0414, abs=1e-4)  # 2 * P(X >= 15)
     assert statistics.sign_test_p_value(14, 20) > 0.05
-    with pytest.raises(ValueError, match="wins must lie in"):
+    with pytest.raises(RlkitError, match="wins must lie in"):
         statistics.sign_test_p_value(21, 20)

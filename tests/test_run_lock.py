@@ -32,7 +32,7 @@ HOLDER = textwrap.dedent(
     class Hold(Callback):
         def on_start(self, run):
             Path(sys.argv[2]).write_text("started")
-            time.sleep(30)  # holds the logdir while the test starts a second run
+            time.sleep(600)  # holds the logdir until the test, done with its second run, kills this process
             return True
 
     rlkit.train("dqn", total_steps=200, logdir=sys.argv[1], progress=False, callbacks=[Hold()])

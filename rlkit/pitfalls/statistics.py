@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from math import comb
 
+from rlkit.errors import RlkitError
+
 
 def sign_test_p_value(wins: int, seeds: int) -> float:
     """Two-sided exact sign test: how likely ``wins`` or a split at least as lopsided, of ``seeds`` paired runs,
@@ -18,7 +20,7 @@ def sign_test_p_value(wins: int, seeds: int) -> float:
     so a few runs with extreme values (a poor policy makes its over-estimation share large) cannot decide it.
     """
     if not 0 <= wins <= seeds or seeds < 1:
-        raise ValueError(f"wins must lie in 0..seeds and seeds be >= 1, got {wins} of {seeds}")
+        raise RlkitError(f"wins must lie in 0..seeds and seeds be >= 1, got {wins} of {seeds}")
     extreme = max(wins, seeds - wins)
     tail = sum(comb(seeds, k) for k in range(extreme, seeds + 1)) / 2**seeds
     return min(1.0, 2 * tail)

@@ -15,16 +15,21 @@ import time
 import numpy as np
 
 
-def graph_size(tensor) -> int:
-    """Autograd nodes reachable from ``tensor``'s ``grad_fn``: the graph it keeps alive (0 for a leaf)."""
-    seen, stack = set(), [tensor.grad_fn]
+def graph_nodes(tensor) -> list:
+    """The autograd nodes reachable from ``tensor``'s ``grad_fn``: the graph it keeps alive (none for a leaf)."""
+    seen, stack = {}, [tensor.grad_fn]
     while stack:
         node = stack.pop()
         if node is None or node in seen:
             continue
-        seen.add(node)
+        seen[node] = None
         stack.extend(next_node for next_node, _ in node.next_functions)
-    return len(seen)
+    return list(seen)
+
+
+def graph_size(tensor) -> int:
+    """How many autograd nodes ``tensor`` keeps alive (0 for a leaf)."""
+    return len(graph_nodes(tensor))
 
 
 def graph_bytes(tensor) -> int:
@@ -35,13 +40,8 @@ def graph_bytes(tensor) -> int:
     """
     import torch
 
-    seen_nodes, storages, stack = set(), {}, [tensor.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen_nodes:
-            continue
-        seen_nodes.add(node)
-        stack.extend(next_node for next_node, _ in node.next_functions)
+    storages = {}
+    for node in graph_nodes(tensor):
         for name in dir(node):
             if not name.startswith("_saved_"):
                 continue
