@@ -72,6 +72,14 @@ def run_into_file(
     print(f"wrote {out}")
 
 
+def by_setting(document: dict, field: str, settings: list[str], value: str) -> dict[str, dict[int, float]]:
+    """Each run's ``value`` by its setting (named by ``field``, in the order of ``settings``), then by seed."""
+    table: dict[str, dict[int, float]] = {name: {} for name in settings}
+    for run in document["runs"]:
+        table[run[field]][run["seed"]] = run[value]
+    return table
+
+
 def sweep_main(
     description: str,
     results: Path,

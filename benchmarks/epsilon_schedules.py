@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import sweep_main
+from _results_file import by_setting, sweep_main
 
 #: The schedules compared: eps_fraction, by name.
 SCHEDULES = {"fast": 0.01, "default": 0.1, "slow": 0.5}
@@ -41,17 +41,9 @@ def run_one(task: tuple[str, int, int]) -> dict:
             "cpu_s": time.process_time() - start}  # fmt: skip
 
 
-def best_by_schedule(document: dict) -> dict[str, dict[int, float]]:
-    """Best evaluation by schedule, then seed."""
-    table: dict[str, dict[int, float]] = {name: {} for name in SCHEDULES}
-    for run in document["runs"]:
-        table[run["schedule"]][run["seed"]] = run["best_eval"]
-    return table
-
-
 def markdown_table(document: dict) -> str:
     """The summary of a results file, one row per schedule, as ``benchmarks/RESULTS.md`` shows it."""
-    table = best_by_schedule(document)
+    table = by_setting(document, "schedule", list(SCHEDULES), "best_eval")
     default = table["default"]
     lines = [
         "| eps_fraction | seeds | median best evaluation (range) | seeds 100+ below the default's | median CPU s |",

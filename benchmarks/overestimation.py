@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import sweep_main
+from _results_file import by_setting, sweep_main
 
 #: The variants compared, as rlkit.train options.
 VARIANTS = {
@@ -50,17 +50,9 @@ def run_one(task: tuple[str, int, int]) -> dict:
             "cpu_s": time.process_time() - start}  # fmt: skip
 
 
-def by_variant(document: dict) -> dict[str, dict[int, float]]:
-    """Over-estimation (a share of the return) by variant, then seed."""
-    table: dict[str, dict[int, float]] = {name: {} for name in VARIANTS}
-    for run in document["runs"]:
-        table[run["variant"]][run["seed"]] = run["overestimation"]
-    return table
-
-
 def markdown_table(document: dict) -> str:
     """The summary of a results file, one row per variant, as ``benchmarks/RESULTS.md`` shows it."""
-    table = by_variant(document)
+    table = by_setting(document, "variant", list(VARIANTS), "overestimation")
     vanilla = table["vanilla"]
     lines = [
         "| variant | seeds | median over-estimation (range) | mean | seeds below vanilla's | median mean evaluation"
