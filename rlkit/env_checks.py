@@ -19,6 +19,16 @@ import math
 import numpy as np
 
 from rlkit.errors import EnvironmentFault
+from rlkit.numerics import NonFiniteError, data_cause
+
+#: Why a reward is NaN or infinite, as the NaN checks of the stored data say it.
+CAUSE = data_cause("rewards")
+NON_FINITE = "finite rewards were expected"
+
+
+class NonFiniteReward(EnvironmentFault, NonFiniteError):
+    """A NaN or infinite reward, caught at the step it arrived: an environment fault, and the non-finite data
+    that :mod:`rlkit.numerics` would otherwise stop the run for a burst later."""
 
 
 def vector_env_id(envs) -> str:
@@ -53,9 +63,10 @@ class StepCheck:
         ):
             faults = self.faults(obs, rewards, terminated, truncated)
             if faults:  # none: finite rewards whose sum overflowed (beyond 1e307)
-                raise EnvironmentFault(
-                    f"the environment {self.env_id} at step {step:,}: {'; '.join(faults)}{self.hint()}"
-                )
+                message = f"the environment {self.env_id} at step {step:,}: {'; '.join(faults)}{self.hint()}"
+                if len(faults) == 1 and faults[0].startswith(NON_FINITE):  # what the data's NaN checks raise too
+                    raise NonFiniteReward(f"non-finite rewards at environment step {step:,}: {message}; {CAUSE}")
+                raise EnvironmentFault(message)
 
     def faults(self, obs, rewards, terminated, truncated) -> list[str]:
         """What is wrong, for the message (the slow path: only after the fast one flagged the step)."""
@@ -69,7 +80,7 @@ class StepCheck:
             faults.append(f"one scalar reward per environment, shape {self.flag_shape}, was expected, got "
                           f"{rewards.shape} {rewards.dtype}")  # fmt: skip
         elif not np.isfinite(rewards).all():
-            faults.append(f"finite rewards were expected, got {rewards[~np.isfinite(rewards)][:3].tolist()}")
+            faults.append(f"{NON_FINITE}, got {rewards[~np.isfinite(rewards)][:3].tolist()}")
         for name, flags in (("terminated", terminated), ("truncated", truncated)):
             if flags.dtype != np.bool_ or flags.shape != self.flag_shape:
                 faults.append(f"{name} as booleans of shape {self.flag_shape} was expected, got {flags.shape} "

@@ -27,6 +27,11 @@ _UPDATE_CAUSE = (
 )
 
 
+def data_cause(name: str) -> str:
+    """The likely cause of a NaN or infinity in the data field ``name`` (rewards, obs, next_obs)."""
+    return _DATA_CAUSES[name]
+
+
 class NonFiniteError(RlkitError):
     """A NaN or infinity reached training: the message names what, where and the likely cause."""
 
