@@ -33,7 +33,8 @@ class LargeBudget:
         rate = (loop.step - self.first) / max(time.perf_counter() - self.start, 1e-9)
         hours = (self.until - loop.step) / rate / 3600
         buffer = getattr(loop, "buffer", None)
-        memory = f"; its replay buffer holds {mib(array_bytes(buffer))}" if buffer is not None else ""
+        kind = "replay" if hasattr(buffer, "sample") else "rollout"  # a replay loop's, or PPO's and A2C's
+        memory = f"; its {kind} buffer holds {mib(array_bytes(buffer))}" if buffer is not None else ""
         warnings.warn(
             f"total_steps={self.until:,} at {rate:,.0f} steps/s (the first {loop.step - self.first:,} steps) would "
             f"take about {describe_hours(hours)}{memory}: ask for fewer steps (total_steps= / --steps), or let it "

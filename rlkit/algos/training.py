@@ -220,7 +220,8 @@ def drive(loop: Loop, until: int, logdir, progress: bool, stop_when_solved: bool
             while loop.step < until and not stopped and guard.signal is None:
                 stop = loop.advance(hooks)
                 if budget is not None and loop.step >= budget.at:
-                    budget = budget.warn(loop)  # once
+                    budget.warn(loop)
+                    budget = None  # once
                 if guard.signal is not None:  # the step is whole; its evaluation waits for the resumed run
                     break
                 if loop.evaluations.end_of_step(loop.step, loop.step >= until, stop_when_solved, hooks) or stop:

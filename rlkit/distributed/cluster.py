@@ -39,7 +39,7 @@ def connect(address: str | None = None, purpose: str = "this"):
 
 def ray_failure(address: str | None, exc: Exception) -> str:
     """The message of a Ray start-up or connection failure: what failed, Ray's reason, and the fix."""
-    reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}".rstrip(": ")
+    reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}".removesuffix(": ")
     if address is not None:
         return (
             f"could not join the Ray cluster at ray_address={address!r} ({reason}): start one with `ray start "
