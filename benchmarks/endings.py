@@ -9,7 +9,7 @@ of the run, the final agent's 20 returns and the CPU seconds.
     python benchmarks/endings.py                                  # every configuration, seeds 100-109
     python benchmarks/endings.py --configs dqn:CartPole-v1:tf a2c:CartPole-v1 --seeds 100 101 102
     python benchmarks/endings.py --append                         # add what the file lacks, keep the rest
-    python benchmarks/endings.py --set learning_rate=3e-4 --out /tmp/try.json --configs a2c:CartPole-v1
+    python benchmarks/endings.py --set learning_rate=3e-4 --out try.json --configs a2c:CartPole-v1
     python benchmarks/endings.py --table                          # the summary of --out
 
 A configuration is ``algo:env[:framework]`` (both frameworks when the framework is left out). "Solved" is the
@@ -79,7 +79,23 @@ def run_one(task: tuple[str, str, str, int, dict]) -> dict:
         "eval_steps": [int(s) for s in steps], "eval_returns": [float(r) for r in returns],
         "final_returns": [float(r) for r in final], "final_mean": float(final.mean()),
         "final_solved": bool(final.mean() >= threshold), "cpu_s": round(cpu, 2), "wall_s": round(wall, 2),
+        "diagnostics": diagnostics(result.history),
     }  # fmt: skip
+
+
+#: Metrics whose course says why a run fell: DQN's value estimates (a divergence shows as Q far above the
+#: largest possible return), the actor-critics' policy entropy (a policy that collapsed to one action).
+DIAGNOSTICS = ("q_mean", "entropy", "loss")
+
+
+def diagnostics(history) -> dict[str, dict[str, float]]:
+    """The largest, smallest and last value of each of :data:`DIAGNOSTICS` the run recorded."""
+    found = {}
+    for name in DIAGNOSTICS:
+        if name in history:
+            _, values = history.series(name)
+            found[name] = {"max": float(values.max()), "min": float(values.min()), "last": float(values[-1])}
+    return found
 
 
 def key(run: dict) -> tuple:

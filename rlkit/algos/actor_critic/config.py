@@ -25,6 +25,8 @@ class ActorCriticConfig(AlgorithmConfig):
     #: Adam step size, annealed linearly to 0 over training when ``anneal_lr``.
     learning_rate: float = 3e-4
     anneal_lr: bool = True
+    #: Adam's epsilon, added to the root of the second-moment estimate in each weight's step.
+    adam_eps: float = 1e-8
     #: Parallel environments and steps per environment in one rollout.
     num_envs: int = 8
     num_steps: int = 128
@@ -64,6 +66,7 @@ class ActorCriticConfig(AlgorithmConfig):
         return [
             (len(self.hidden_sizes) > 0 and all(h > 0 for h in self.hidden_sizes), "hidden_sizes", HIDDEN_SIZES_RULE),
             (self.learning_rate > 0, "learning_rate", "> 0"),
+            (self.adam_eps > 0, "adam_eps", "> 0"),
             (self.num_envs > 0, "num_envs", "> 0"),
             (self.num_steps > 0, "num_steps", "> 0"),
             (0 <= self.gamma <= 1, "gamma", "in [0, 1]"),

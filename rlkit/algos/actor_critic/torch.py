@@ -80,7 +80,7 @@ class ActorCriticLearner:
         # this formula (keras_adam.py), here torch.optim's fused kernel without
         # torch.optim's wrappers (torch_adam.py: no torch._dynamo import)
         self.optimizer = FusedAdam(
-            self.parameters(), lr=config.learning_rate, eps=1e-8
+            self.parameters(), lr=config.learning_rate, eps=config.adam_eps
         )
 
     def parameters(self) -> list[nn.Parameter]:

@@ -28,6 +28,8 @@ class DQNConfig(AlgorithmConfig):
     #: final_lr_fraction`` over training (on CartPole a decay to 0.1 slowed learning more than it steadied it).
     learning_rate: float = 1e-3
     final_lr_fraction: float = 1.0
+    #: Adam's epsilon, added to the root of the second-moment estimate in each weight's step.
+    adam_eps: float = 1e-8
     #: Discount factor.
     gamma: float = 0.99
     #: Replay capacity in transitions.
@@ -98,6 +100,7 @@ class DQNConfig(AlgorithmConfig):
             (all(h > 0 for h in self.hidden_sizes) and len(self.hidden_sizes) > 0, "hidden_sizes", HIDDEN_SIZES_RULE),
             (self.learning_rate > 0, "learning_rate", "> 0"),
             (0 < self.final_lr_fraction <= 1, "final_lr_fraction", "in (0, 1]"),
+            (self.adam_eps > 0, "adam_eps", "> 0"),
             (0 <= self.gamma <= 1, "gamma", "in [0, 1]"),
             (self.buffer_size >= self.batch_size, "buffer_size", ">= batch_size"),
             (self.batch_size > 0, "batch_size", "> 0"),

@@ -187,7 +187,7 @@ class DQNLearner:
         # differs: torch.optim's fused Adam kernel, called without torch.optim's
         # wrappers (torch_adam.py: half the cost a step, no torch._dynamo import)
         self.optimizer = FusedAdam(
-            self.q.parameters(), lr=config.learning_rate, eps=1e-8
+            self.q.parameters(), lr=config.learning_rate, eps=config.adam_eps
         )
         self.gradient_steps = 0  # differs: TF keeps this count in a tf.Variable
         # new replay priorities of the last burst, (K, B)
