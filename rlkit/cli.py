@@ -73,7 +73,8 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
         "--config",
         default=None,
         metavar="FILE.yaml",
-        help="hyperparameters from YAML: a flat mapping, or RL-Zoo style keyed by env id; flags override it",
+        help="hyperparameters from YAML: rlkit's keys, or an RL-Zoo file (its keys translated, or refused by name), "
+        "flat or keyed by env id; flags override it",
     )
     train.add_argument(
         "--set",

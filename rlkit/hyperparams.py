@@ -194,13 +194,17 @@ def load_yaml(path: str | Path, env_id: str | None = None, algo: str | None = No
     """Settings from a YAML file: a flat mapping, or the RL-Zoo layout keyed by environment id.
 
     In the RL-Zoo layout (every value a mapping: no hyperparameter is one) the entry for ``env_id`` is used
-    (default CartPole-v1); the zoo's ``n_timesteps`` becomes ``total_steps`` and ``policy`` is ignored. A
+    (default CartPole-v1). An entry in the zoo's own keys (``n_timesteps``, ``n_envs``, ``policy_kwargs``,
+    ``learning_rate: lin_7.3e-4``...) is translated into ``algo``'s hyperparameters by
+    :func:`rlkit.zoo_yaml.translate`, or refused naming each key rlkit has no equivalent for. A
     ``config.yaml`` that rlkit wrote for a run reads back as it was: its ``algo`` must be the command's, and
     its ``env``, ``framework``, ``seed`` and ``total_steps`` come back under those keys for the caller to use
     where the command line names none. Numbers are read as YAML 1.2 reads them (``3e-4`` is a float, where
     YAML 1.1 would make it a string).
     """
     import yaml
+
+    from rlkit.zoo_yaml import translate
 
     path = Path(path)
     if not path.is_file():
@@ -211,21 +215,16 @@ def load_yaml(path: str | Path, env_id: str | None = None, algo: str | None = No
         raise RlkitError(f"'{path}' is not valid YAML: {exc}") from None
     if not isinstance(data, dict):
         raise RlkitError(f"'{path}' must hold a mapping of hyperparameters, not {type(data).__name__}")
+    wanted = env_id or data.get("env") or "CartPole-v1"
     if data and all(isinstance(value, dict) for value in data.values()):
         wanted = env_id or "CartPole-v1"
         if wanted not in data:
             raise RlkitError(f"'{path}' has settings for {', '.join(map(str, data))}, not for {wanted}")
         data = dict(data[wanted])
-    data.pop("policy", None)
-    if "n_timesteps" in data:
-        try:
-            data["total_steps"] = int(float(data.pop("n_timesteps")))
-        except (TypeError, ValueError):
-            raise RlkitError(f"'{path}': n_timesteps must be a number of environment steps") from None
     written_for = data.pop("algo", None)
     if written_for is not None and algo is not None and str(written_for).lower() != algo.lower():
         raise RlkitError(f"'{path}' was written for algo {written_for!r}, not {algo!r}")
-    return data
+    return translate(data, algo, str(wanted), f"'{path}'")
 
 
 @cache

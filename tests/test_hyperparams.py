@@ -71,7 +71,7 @@ def test_yaml_flat_zoo_and_rlkit_layouts(tmp_path):
         load_yaml(written, None, "ppo")
     zoo_text = tmp_path / "bad_zoo.yaml"
     zoo_text.write_text("CartPole-v1:\n  n_timesteps: lots\n")
-    with pytest.raises(RlkitError, match="n_timesteps must be a number"):
+    with pytest.raises(RlkitError, match="n_timesteps: .lots. — must be a whole number of environment steps"):
         load_yaml(zoo_text)
     bad = tmp_path / "bad.yaml"
     bad.write_text("- a list\n")

@@ -25,7 +25,8 @@ class DQNConfig(AlgorithmConfig):
     #: (small matrix products are all call overhead), and learning was steadier across seeds.
     hidden_sizes: tuple[int, ...] = (128, 128)
     #: Adam step size; with ``final_lr_fraction < 1`` it decays linearly to ``learning_rate *
-    #: final_lr_fraction`` over training (on CartPole a decay to 0.1 slowed learning more than it steadied it).
+    #: final_lr_fraction`` over training (on CartPole a decay to 0.1 slowed learning more than it steadied it;
+    #: 0 is the RL-Zoo's ``lin_`` schedule).
     learning_rate: float = 1e-3
     final_lr_fraction: float = 1.0
     #: Adam's epsilon, added to the root of the second-moment estimate in each weight's step.
@@ -99,7 +100,7 @@ class DQNConfig(AlgorithmConfig):
         return [
             (all(h > 0 for h in self.hidden_sizes) and len(self.hidden_sizes) > 0, "hidden_sizes", HIDDEN_SIZES_RULE),
             (self.learning_rate > 0, "learning_rate", "> 0"),
-            (0 < self.final_lr_fraction <= 1, "final_lr_fraction", "in (0, 1]"),
+            (0 <= self.final_lr_fraction <= 1, "final_lr_fraction", "in [0, 1]"),
             (self.adam_eps > 0, "adam_eps", "> 0"),
             (0 <= self.gamma <= 1, "gamma", "in [0, 1]"),
             (self.buffer_size >= self.batch_size, "buffer_size", ">= batch_size"),
