@@ -144,13 +144,21 @@ def train_target(argv: list[str]) -> tuple[str | None, str | None]:
     return algo, env_id
 
 
+#: YAML's spellings of the constants, which people type on a command line as often as Python's.
+YAML_CONSTANTS = {"true": True, "false": False, "null": None, "none": None}
+
+
 def parse_settings(pairs: list[str]) -> dict:
-    """``["learning_rate=5e-4", "double=False"]`` -> ``{"learning_rate": 0.0005, "double": False}``."""
+    """``["learning_rate=5e-4", "double=false"]`` -> ``{"learning_rate": 0.0005, "double": False}``: values
+    read as Python literals, ``true``/``false``/``null`` as YAML writes them, anything else as a string."""
     settings = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise RlkitError(f"--set takes KEY=VALUE pairs, got '{pair}'")
+        if value.lower() in YAML_CONSTANTS:
+            settings[key] = YAML_CONSTANTS[value.lower()]
+            continue
         try:
             settings[key] = ast.literal_eval(value)
         except (ValueError, SyntaxError):

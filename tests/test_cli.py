@@ -161,3 +161,12 @@ def test_options_before_the_algorithm_a_tf_config_and_flags_named_twice(tmp_path
     trained = rlkit_cli("train", "dqn", "--config", "config.yaml", "--quiet", cwd=tmp_path)
     assert trained.returncode == 0, trained.stderr
     assert "dqn tf on Acrobot-v1, seed 2: 300 steps" in trained.stdout  # the file's run settings, not defaults
+
+
+def test_set_reads_booleans_and_none_as_python_and_yaml_write_them():
+    from rlkit.cli import parse_settings
+
+    assert parse_settings(["double=false", "anneal_lr=True", "target_kl=null", "max_grad_norm=None"]) == {
+        "double": False, "anneal_lr": True, "target_kl": None, "max_grad_norm": None,
+    }  # fmt: skip
+    assert parse_settings(["exploration=ou", "learning_rate=3e-4"]) == {"exploration": "ou", "learning_rate": 3e-4}
