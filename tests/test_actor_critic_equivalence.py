@@ -29,9 +29,10 @@ CASES = [
     ("ppo", False, {"normalize_advantages": False, "clip_range": 0.05}),
     ("a2c", True, {}),
     ("a2c", False, {"ent_coef": 0.01}),
+    ("a2c", True, {"adam_eps": 1e-2}),  # as large as the gradients: it shapes every step
 ]
 IDS = ["ppo-categorical", "ppo-gaussian", "ppo-valueclip-entropy", "ppo-gaussian-tightclip", "a2c-categorical",
-       "a2c-gaussian-entropy"]  # fmt: skip
+       "a2c-gaussian-entropy", "a2c-adam-eps"]  # fmt: skip
 
 
 def twins(algo: str, discrete: bool, **overrides):

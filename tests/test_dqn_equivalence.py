@@ -32,6 +32,7 @@ VARIANTS = {
     "unclipped-huber0.5": {"double": False, "max_grad_norm": None, "huber_delta": 0.5},
     "dueling": {"double": True, "dueling": True, "target_update": "hard", "target_update_every": 2},
     "dueling-vanilla-polyak": {"double": False, "dueling": True, "target_update": "polyak", "tau": 0.1},
+    "adam-eps": {"adam_eps": 1e-2},  # as large as the gradients: it shapes every step
 }
 
 
@@ -290,3 +291,17 @@ def test_c51_priorities_are_the_cross_entropy_against_the_projected_target(rng):
     atom_of_reward = ((batch["rewards"] + 10) / 2).astype(int)
     np.testing.assert_allclose(priorities.numpy(), -log_probs[np.arange(64), atom_of_reward], rtol=1e-5)
     assert float(loss) == pytest.approx(float(np.mean(batch["weights"] * priorities.numpy())), rel=1e-5)
+
+
+@pytest.mark.parametrize("learner_class", [TorchLearner, TFLearner], ids=["torch", "tf"])
+def test_adam_eps_reaches_the_optimizer(learner_class, rng):
+    """Twins that both ignored ``adam_eps`` would still agree with each other: each must take another step."""
+    batch = batch_for(rng)
+    weights = []
+    for adam_eps in (1e-8, 1e-2):
+        learner = learner_class(
+            4, 3, DQNConfig(hidden_sizes=(16, 16), learning_rate=LEARNING_RATE, adam_eps=adam_eps), 0
+        )
+        learner.update(batch)
+        weights.append(learner.get_weights()[0])
+    assert np.abs(weights[0] - weights[1]).max() > 1e-3 * LEARNING_RATE
