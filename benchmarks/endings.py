@@ -20,6 +20,7 @@ tuning pass goes to its own ``--out`` and the committed file holds the defaults 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -80,6 +81,7 @@ def run_one(task: tuple[str, str, str, int, dict]) -> dict:
         "final_returns": [float(r) for r in final], "final_mean": float(final.mean()),
         "final_solved": bool(final.mean() >= threshold), "cpu_s": round(cpu, 2), "wall_s": round(wall, 2),
         "diagnostics": diagnostics(result.history),
+        "settings": json.loads(json.dumps(dataclasses.asdict(result.config))),
     }  # fmt: skip
 
 
