@@ -78,7 +78,9 @@ class ActorCriticLearner:
         )
         # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
         # uses torch's formula
-        self.optimizer = TorchAdam(learning_rate=config.learning_rate, epsilon=config.adam_eps)
+        self.optimizer = TorchAdam(
+            learning_rate=config.learning_rate, epsilon=config.adam_eps
+        )
         self.optimizer.build(self.parameters())
         action_spec = (
             tf.TensorSpec((None,), tf.int64)

@@ -214,7 +214,9 @@ class DQNLearner:
         self.noise_rng = np.random.default_rng(seed + 1)
         # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
         # uses torch's formula
-        self.optimizer = TorchAdam(learning_rate=config.learning_rate, epsilon=config.adam_eps)
+        self.optimizer = TorchAdam(
+            learning_rate=config.learning_rate, epsilon=config.adam_eps
+        )
         self.optimizer.build(self.q.trainable_variables)
         # differs: torch uses a Python int
         self.step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)
