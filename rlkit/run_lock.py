@@ -38,6 +38,7 @@ LOCK = "rlkit.lock"
 RUN_FILES = (
     "config.yaml", "history.json", "events.out.tfevents.*", "checkpoints", "agent.pt", "agent.keras",
     "agent.weights.h5", "agent.pt.state.npz", "agent.keras.state.npz", "agent.weights.h5.state.npz",
+    ".agent.pt.previous.state.npz", ".agent.keras.previous.state.npz", ".agent.weights.h5.previous.state.npz",
 )  # fmt: skip
 
 
