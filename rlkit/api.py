@@ -237,7 +237,7 @@ def _keep_interrupted(save):
         if exc.checkpoint is not None or save is None:
             raise
         exc.result.agent.save(save, resumable=True)
-        raise interrupted(exc.signal, Path(save), exc.result) from None
+        raise interrupted(exc.signal, Path(save), exc.result, finished=exc.finished) from None
 
 
 def load(path: str | Path):
