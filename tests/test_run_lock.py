@@ -103,6 +103,7 @@ RACER = textwrap.dedent(
     """
     import os, sys, time
     from pathlib import Path
+    from rlkit.atomic import write_text
     from rlkit.errors import RlkitError
     from rlkit.run_lock import locked
 
@@ -118,10 +119,10 @@ RACER = textwrap.dedent(
         wait_for(folder / f"go_{i}")
         try:
             with locked(folder / f"run_{i}"):
-                (folder / f"result_{i}_{os.getpid()}").write_text("won")
+                write_text(folder / f"result_{i}_{os.getpid()}", "won")  # whole when it appears
                 wait_for(folder / f"done_{i}")  # held until both have answered
         except RlkitError as exc:
-            (folder / f"result_{i}_{os.getpid()}").write_text(f"refused: {exc}")
+            write_text(folder / f"result_{i}_{os.getpid()}", f"refused: {exc}")
     """
 )
 
@@ -165,7 +166,6 @@ def wait_for_files(folder: Path, pattern: str, count: int, racers) -> dict[int, 
         failed = [racer for racer in racers if racer.poll() not in (None, 0)]
         assert not failed and time.monotonic() < deadline, failed and failed[0].communicate()[1][-3000:]
         time.sleep(0.01)
-    time.sleep(0.05)  # a result file is written right after it is created
     return {int(path.name.rsplit("_", 1)[1]): path.read_text() for path in found}
 
 
