@@ -237,7 +237,7 @@ def _keep_interrupted(save):
         if exc.checkpoint is not None or save is None:
             raise
         exc.result.agent.save(save, resumable=True)
-        raise interrupted(exc.signal, Path(save), exc.result) from None
+        raise interrupted(exc.signal, Path(save), exc.result, finished=exc.finished) from None
 
 
 def load(path: str | Path):
@@ -258,7 +258,6 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
     checkpoint (``run``: framework, seed, hyperparameters; ``env``), and drive it on."""
     from rlkit.algos.agent_base import training_state_path
     from rlkit.algos.training import drive
-    from rlkit.state import load_state
 
     agent = load(path)
     if agent.algo != algo.lower():
@@ -269,8 +268,7 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
             f"'{path}' has no training state beside it ({state_path.name}): save with agent.save(path, "
             "resumable=True) or SaveCheckpoints(..., resumable=True) to continue a run"
         )
-    state = load_state(state_path)
-    _check_same_save(path, state_path, read_meta(path), state)
+    state = _matching_state(path, state_path, read_meta(path))
     check_resumed_run(path, agent, int(state["seed"]), env, **run)
     if env is not None and not isinstance(env, str):
         agent.trained_on(env)
@@ -319,6 +317,23 @@ def _same(given, saved) -> bool:
     if isinstance(given, list | tuple) and isinstance(saved, list | tuple):
         return list(given) == list(saved)
     return given == saved
+
+
+def _matching_state(path, state_path: Path, meta: dict) -> dict:
+    """The run state saved with the weights in ``path``: the one beside them, or, after a save killed between
+    its two renames (``Agent.save``), the previous save's, kept under a hidden name until the new weights are in
+    place; refused when neither is."""
+    from rlkit.algos.agent_base import previous_state_path
+    from rlkit.state import load_state
+
+    state = load_state(state_path)
+    previous = previous_state_path(path)
+    if meta.get("state_id") != state.get("state_id") and previous.is_file():
+        kept = load_state(previous)
+        if kept.get("state_id") == meta.get("state_id"):
+            return kept
+    _check_same_save(path, state_path, meta, state)
+    return state
 
 
 def _check_same_save(path, state_path: Path, meta: dict, state: dict) -> None:

@@ -6,9 +6,12 @@ A crash, a kill or an exception before the rename leaves the previous file as it
 temporary file. The temporary name keeps the destination's suffix (``.name.tmp-<pid>.keras``): Keras refuses to
 write a ``.keras`` archive or a ``.weights.h5`` file under any other name.
 
-Test hook: when the environment variable ``RLKIT_TEST_KILL_BEFORE_REPLACE`` holds a glob (``fnmatch``) that
-matches a destination's file name, the process kills itself with SIGKILL after the temporary file is complete
-and before it is renamed, the worst moment for a crash. Only the fault-injection tests set it.
+Test hooks, set only by the fault-injection tests: when the environment variable ``RLKIT_TEST_KILL_BEFORE_REPLACE``
+holds a glob (``fnmatch``) that matches a destination's file name, the process kills itself with SIGKILL after
+the temporary file is complete and before it is renamed, the worst moment for a crash. When
+``RLKIT_TEST_PAUSE_BEFORE_REPLACE`` matches, the process prints ``rlkit test hook: paused before replacing
+NAME`` to stderr and sleeps ``RLKIT_TEST_PAUSE_SECONDS`` (default 2) at that moment instead, so that a test can
+signal it there; :mod:`rlkit.run_lock` pauses the same way between judging a lock stale and taking it over.
 """
 
 from __future__ import annotations
@@ -19,11 +22,14 @@ import itertools
 import os
 import shutil
 import signal
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-#: The test hook (see the module's docstring).
+#: The test hooks (see the module's docstring).
 KILL_HOOK = "RLKIT_TEST_KILL_BEFORE_REPLACE"
+PAUSE_HOOK = "RLKIT_TEST_PAUSE_BEFORE_REPLACE"
 #: Suffixes of more than one part that a temporary name must keep whole.
 _LONG_SUFFIXES = (".weights.h5", ".state.npz")
 _counter = itertools.count()
@@ -114,3 +120,13 @@ def _test_hook(path: Path) -> None:
     pattern = os.environ.get(KILL_HOOK)
     if pattern and fnmatch.fnmatch(path.name, pattern):
         os.kill(os.getpid(), signal.SIGKILL)
+    pause_hook(path.name)
+
+
+def pause_hook(name: str) -> None:
+    """The pause of the test hook (see the module's docstring) where ``name`` matches; nothing otherwise. A
+    signal whose handler only notes it lets the sleep go on (PEP 475); one that raises ends it there."""
+    pattern = os.environ.get(PAUSE_HOOK)
+    if pattern and fnmatch.fnmatch(name, pattern):
+        print(f"rlkit test hook: paused before replacing {name}", file=sys.stderr, flush=True)
+        time.sleep(float(os.environ.get("RLKIT_TEST_PAUSE_SECONDS", "2")))

@@ -164,7 +164,7 @@ class SaveCheckpoints(Callback):
     def save_now(self, run, resumable: bool | None = None) -> Path:
         """Write ``step_<N>`` now (and drop the oldest beyond ``keep``); an interrupted run saves here
         resumable whatever ``self.resumable`` says."""
-        from rlkit.algos.agent_base import training_state_path
+        from rlkit.algos.agent_base import previous_state_path, training_state_path
 
         resumable = self.resumable if resumable is None else resumable
         path = run.agent.save(self.path(run, f"step_{run.step}"), resumable=resumable)
@@ -174,6 +174,7 @@ class SaveCheckpoints(Callback):
             old = self.saved.pop(0)
             old.unlink(missing_ok=True)  # the weights first: without them the state is no checkpoint
             training_state_path(old).unlink(missing_ok=True)
+            previous_state_path(old).unlink(missing_ok=True)  # left by a save killed between its renames
         return path
 
     def on_burst(self, run, metrics: dict[str, float]) -> None:

@@ -292,14 +292,18 @@ def interrupted_message(args: argparse.Namespace, exc: TrainingInterrupted) -> s
     import shlex
     import signal
 
-    where = f"rlkit: training interrupted by {signal.Signals(exc.signal).name} at step {exc.result.steps:,}"
+    name, steps = signal.Signals(exc.signal).name, exc.result.steps
+    where = f"rlkit: training interrupted by {name} at step {steps:,}"
+    if getattr(exc, "finished", False):  # the signal came during the final save, which was completed first
+        where = f"rlkit: {name} arrived during the final save, after the run's last step ({steps:,}); it is complete"
     if exc.checkpoint is None:
         return f"{where}; nothing was saved: pass --logdir DIR or --save FILE and an interrupted run keeps its work"
     command = ["rlkit", "train", args.algo, "--resume", str(exc.checkpoint)]
     for flag, value in (("--logdir", args.logdir), ("--save", args.save)):
         if value is not None:
             command += [flag, str(value)]
-    return f"{where}; the run is saved, resumable, in {exc.checkpoint}\nresume with: {shlex.join(command)}"
+    more = f" --steps N (N > {steps})" if getattr(exc, "finished", False) else ""
+    return f"{where}; the run is saved, resumable, in {exc.checkpoint}\nresume with: {shlex.join(command)}{more}"
 
 
 def _came_from(path: Path) -> str:

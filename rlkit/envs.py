@@ -298,17 +298,21 @@ class EnvRunner:
         self._done_lengths: list[int] = []
         self.steps = 0  # environment steps, for the messages of :class:`~rlkit.env_checks.StepCheck`
         self._checks = StepCheck(self.envs) if self.check else None
+        if self._checks is not None:
+            self._checks.check_sources(0)  # the reset's observations, before any step converts them
 
     def step(self, actions: np.ndarray) -> Transitions:
         self.steps += len(self._autoreset)
         try:
             next_obs, rewards, terminated, truncated, _ = self.envs.step(actions)
         except (ValueError, TypeError) as exc:
-            if self._checks is None:
+            blamed = None if self._checks is None else self._checks.failed(self.steps, actions, exc)
+            if blamed is None:
                 raise
-            raise self._checks.failed(self.steps, exc) from exc
+            raise blamed from exc
         if self._checks is not None:
             self._checks.check(self.steps, next_obs, rewards, terminated, truncated)
+            self._checks.check_sources(self.steps)
         valid = ~self._autoreset
         self._ep_return += np.where(valid, rewards, 0.0)
         self._ep_length += valid

@@ -49,9 +49,11 @@ class TrainingInterrupted(KeyboardInterrupt):
     asked for, while code that already handles Ctrl-C (``except KeyboardInterrupt``) keeps working.
     """
 
-    def __init__(self, message: str, signal: int, checkpoint, result) -> None:
+    def __init__(self, message: str, signal: int, checkpoint, result, finished: bool = False) -> None:
         super().__init__(message)
         self.signal, self.checkpoint, self.result = signal, checkpoint, result
+        #: True where the signal came during the final save, after the run's last step: the run is complete.
+        self.finished = finished
 
     def __str__(self) -> str:
         return str(self.args[0])

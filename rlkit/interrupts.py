@@ -55,11 +55,21 @@ class InterruptGuard:
         )
 
 
-def interrupted(number: int, checkpoint: Path | None, result, logdir=None) -> TrainingInterrupted:
+def interrupted(
+    number: int, checkpoint: Path | None, result, logdir=None, finished: bool = False
+) -> TrainingInterrupted:
     """The exception that ends an interrupted run, its message naming the checkpoint and the call that
-    continues it, or saying that nothing was saved and how to make a run save."""
+    continues it, or saying that nothing was saved and how to make a run save. ``finished``: the signal came
+    during the final save of a run that had reached its end (the save was completed first)."""
     name = signal.Signals(number).name
     where = f"training interrupted by {name} at step {result.steps:,}"
+    more = ""
+    if finished:
+        where = (
+            f"{name} arrived during the run's final save, after its last step ({result.steps:,}): the save was "
+            "completed first and the run is complete (this exception's .result)"
+        )
+        more = f", total_steps=<more than {result.steps:,}>"
     if checkpoint is None:
         message = (
             f"{where}; nothing was saved: the run had no output. Pass logdir= or save= to rlkit.train "
@@ -67,9 +77,9 @@ def interrupted(number: int, checkpoint: Path | None, result, logdir=None) -> Tr
             "and an interrupted run keeps its work"
         )
     else:
-        options = "" if logdir is None else f", logdir={str(logdir)!r}"
+        options = more + ("" if logdir is None else f", logdir={str(logdir)!r}")
         message = (
             f"{where}; the run is saved, resumable, in '{checkpoint}'. Continue it with "
             f"rlkit.train({result.algo!r}, resume={str(checkpoint)!r}{options})"
         )
-    return TrainingInterrupted(message, number, checkpoint, result)
+    return TrainingInterrupted(message, number, checkpoint, result, finished)

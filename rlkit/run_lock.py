@@ -5,8 +5,11 @@ Two runs on one logdir interleave their files: ``config.yaml`` says one seed, ``
 TensorBoard series mix. So a run takes ``LOGDIR/rlkit.lock`` (its pid and host, as JSON) before its first
 step and removes it at its end. The lock is created complete or not at all (written under a temporary name and
 hard-linked to its place, which fails when the name exists), so a reader never sees half of one. A lock whose
-process is gone (a run killed with SIGKILL, a machine that rebooted) is stale and taken over; a lock held on
-another host cannot be checked from here and is refused with the way to remove it by hand.
+process is gone (a run killed with SIGKILL, a machine that rebooted) is stale and taken over, by one process
+only: several that find it stale at once race for a claim file named after the stale lock's content (created
+exclusively), and only its creator removes the lock, after checking it is still that one, and creates its own.
+A lock held on another host (a shared file system) cannot be checked from here (its pid is another machine's):
+it is refused, naming the host and pid, unless the new run overwrites the logdir (``overwrite``).
 
 A logdir that already holds a run (its ``config.yaml``, written at every run's start) is refused as well, unless
 the new run resumes a checkpoint of that logdir or asks to ``overwrite`` it: then the old run's files (events,
@@ -16,6 +19,7 @@ history, config, agent, checkpoints) are removed first, so that nothing of it is
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -24,6 +28,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from rlkit.atomic import pause_hook
 from rlkit.errors import RlkitError
 
 #: The lock file's name in the logdir.
@@ -33,6 +38,7 @@ LOCK = "rlkit.lock"
 RUN_FILES = (
     "config.yaml", "history.json", "events.out.tfevents.*", "checkpoints", "agent.pt", "agent.keras",
     "agent.weights.h5", "agent.pt.state.npz", "agent.keras.state.npz", "agent.weights.h5.state.npz",
+    ".agent.pt.previous.state.npz", ".agent.keras.previous.state.npz", ".agent.weights.h5.previous.state.npz",
 )  # fmt: skip
 
 
@@ -57,7 +63,9 @@ def alive(pid: int) -> bool:
     return True
 
 
-def _refuse_live(logdir: Path, lock: dict, what: str) -> None:
+def _refuse_live(logdir: Path, lock: dict, what: str, overwrite: bool = False) -> None:
+    """Raise when ``lock`` (a lock file's record) belongs to a run that may still be running: a live process on
+    this host, or any process on another host (unless ``overwrite``: the user says that run is over)."""
     pid, host = lock.get("pid"), lock.get("host")
     since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(lock.get("started", 0)))
     if host == socket.gethostname() and isinstance(pid, int) and pid != os.getpid() and alive(pid):
@@ -65,10 +73,11 @@ def _refuse_live(logdir: Path, lock: dict, what: str) -> None:
             f"the logdir '{logdir}' is in use by a live run (pid {pid} on {host}, since {since}): two runs in one "
             f"logdir mix their files; wait for it to end or stop it (kill {pid}), or choose another {what}"
         )
-    if host != socket.gethostname() and host is not None:
+    if host != socket.gethostname() and host is not None and not overwrite:
         raise RlkitError(
             f"the logdir '{logdir}' is in use by a run on another host ({host}, pid {pid}, since {since}), which "
-            f"cannot be checked from here: choose another {what}, or delete '{logdir / LOCK}' if that run is over"
+            f"cannot be checked from here: choose another {what}; if you know that run is over, pass "
+            f"overwrite=True (--overwrite) to replace it, or delete '{logdir / LOCK}' to resume it"
         )
 
 
@@ -108,6 +117,70 @@ def _create(temporary: Path, lock: Path) -> None:
             file.write(temporary.read_text())
 
 
+def _read(lock: Path) -> bytes | None:
+    try:
+        return lock.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _record(content: bytes) -> dict:
+    try:
+        found = json.loads(content)
+    except ValueError:
+        return {}  # unreadable: nobody's, taken over
+    return found if isinstance(found, dict) else {}
+
+
+def _acquire(logdir: Path, temporary: Path, what: str, overwrite: bool) -> None:
+    """Put ``temporary`` (this run's record) in place as the lock: at once where there is none, else by taking
+    over a stale one (:func:`_take_over`); raises where a run that may be live holds it."""
+    lock = logdir / LOCK
+    for _ in range(100):  # each round ends in a lock of ours, a refusal, or a lock that changed under us
+        try:
+            _create(temporary, lock)
+            return
+        except FileExistsError:
+            pass
+        content = _read(lock)
+        if content is None:  # released or taken over between the two calls: look again
+            continue
+        _refuse_live(logdir, _record(content), what, overwrite)
+        pause_hook(LOCK)  # the test hook: every racer has judged the lock stale before any takes it over
+        if _take_over(lock, content, temporary):
+            return
+        time.sleep(0.02)  # another process is taking it over: its lock, live, is refused next round
+    raise RlkitError(
+        f"the stale lock '{lock}' could not be taken over: another process keeps claiming it (a file "
+        f"'.{LOCK}.takeover-*' beside it); if no other run is starting in '{logdir}', a takeover was cut short: "
+        f"delete that file and '{lock}', and start again"
+    )
+
+
+def _take_over(lock: Path, stale: bytes, temporary: Path) -> bool:
+    """Replace the lock whose content is ``stale`` by ``temporary``; False where another process got there
+    first. Without the claim, two processes that both judged the lock stale would each replace it and both run:
+    the claim (one name per stale lock, created exclusively) lets one of them through, and the check under it
+    leaves alone a lock that is no longer the stale one (taken over before the claim, by a process done with it).
+    """
+    claim = lock.with_name(f".{LOCK}.takeover-{hashlib.sha256(stale).hexdigest()[:16]}")
+    try:
+        _create(temporary, claim)
+    except FileExistsError:
+        return False
+    try:
+        if _read(lock) != stale:
+            return False
+        lock.unlink()
+        try:
+            _create(temporary, lock)  # exclusive still: a run that found no lock in between has it
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        claim.unlink(missing_ok=True)
+
+
 @contextlib.contextmanager
 def locked(
     logdir: str | Path | None, resume=None, overwrite: bool = False, what: str = "logdir"
@@ -124,13 +197,7 @@ def locked(
     temporary = logdir / f".{LOCK}.tmp-{os.getpid()}"
     temporary.write_text(json.dumps(record))
     try:
-        try:
-            _create(temporary, lock)
-        except FileExistsError:
-            _refuse_live(logdir, holder(logdir) or {}, what)
-            os.replace(temporary, lock)  # stale: taken over
-            if holder(logdir) != record:  # another run took it over at the same moment
-                _refuse_live(logdir, holder(logdir) or {}, what)
+        _acquire(logdir, temporary, what, overwrite)
     finally:
         temporary.unlink(missing_ok=True)
     try:

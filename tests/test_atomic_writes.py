@@ -14,9 +14,12 @@ import numpy as np
 import pytest
 
 import rlkit
+from rlkit.api import _matching_state
 from rlkit.atomic import KILL_HOOK, atomic_path, write_text
 from rlkit.callbacks import SaveCheckpoints
+from rlkit.checkpoints import read_meta
 from rlkit.errors import CheckpointError, RlkitError
+from rlkit.state import load_state
 
 ROOT = str(Path(__file__).resolve().parents[1])  # the subprocess must run this checkout's rlkit
 SMALL = {"progress": False, "eval_episodes": 1, "learning_starts": 100, "train_every": 50, "gradient_steps": 5}
@@ -106,8 +109,9 @@ CHILD = textwrap.dedent(
 
 @pytest.mark.parametrize("target", ["second.pt", "agent.pt"])
 def test_a_process_killed_before_the_rename_leaves_the_old_checkpoint_loadable(target, tmp_path):
-    """SIGKILL through the test hook, after the new weights are written and before they are renamed: a new
-    file (``second.pt``) is absent, an overwritten one (``agent.pt``) still holds the old weights."""
+    """SIGKILL through the test hook, after the new weights are written and the new run state renamed into place,
+    before the weights are renamed (between the unit's two renames): a new checkpoint (``second.pt``) is absent,
+    an overwritten one (``agent.pt``) is still the old unit, its weights and (kept aside) its run state."""
     pytest.importorskip("torch")
     env = {**os.environ, "PYTHONPATH": ROOT}
     env.pop(KILL_HOOK, None)
@@ -120,8 +124,39 @@ def test_a_process_killed_before_the_rename_leaves_the_old_checkpoint_loadable(t
     for path in ("first.pt", "agent.pt"):
         for before, loaded in zip(old, rlkit.load(tmp_path / path).get_weights(), strict=True):
             np.testing.assert_array_equal(before, loaded)
-    # the untouched checkpoint still resumes; the overwritten one's state is the new save's, which resume refuses
-    rlkit.train("dqn", resume=tmp_path / "first.pt", total_steps=350, progress=False)
-    if target == "agent.pt":
-        with pytest.raises(CheckpointError, match="run state of another save"):
-            rlkit.train("dqn", resume=tmp_path / "agent.pt", total_steps=350, progress=False)
+    # both resume from step 300, the old unit's (the new state, at step 400, would refuse total_steps=350)
+    for path in ("first.pt", "agent.pt"):
+        assert rlkit.train("dqn", resume=tmp_path / path, total_steps=350, progress=False).steps == 350
+    if target == "agent.pt":  # the new state is beside the old weights: read from the old one kept aside
+        assert load_state(tmp_path / "agent.pt.state.npz")["loop"]["step"]["value"] == 400
+        assert (
+            _matching_state(tmp_path / "agent.pt", tmp_path / "agent.pt.state.npz", read_meta(tmp_path / "agent.pt"))[
+                "loop"
+            ]["step"]["value"]
+            == 300
+        )
+
+
+@pytest.mark.parametrize("at", ["agent.pt", "agent.pt.state.npz"])
+def test_an_exception_at_either_rename_puts_the_previous_state_back(at, tmp_path, monkeypatch):
+    """Ctrl-C (a KeyboardInterrupt) at the weights' rename (the new run state already in place) or at the
+    state's: the old weights keep their own state beside them, under its usual name, and nothing else is left."""
+    pytest.importorskip("torch")
+    import rlkit.atomic
+
+    agent = rlkit.train("dqn", total_steps=300, seed=1, **SMALL).agent
+    path = agent.save(tmp_path / "agent.pt", resumable=True)
+    agent.learn(100, progress=False)
+    replace = rlkit.atomic._replace
+
+    def interrupted(temporary, destination):
+        if destination.name == at:
+            raise KeyboardInterrupt
+        replace(temporary, destination)
+
+    monkeypatch.setattr(rlkit.atomic, "_replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        agent.save(path, resumable=True)
+    monkeypatch.undo()
+    assert sorted(os.listdir(tmp_path)) == ["agent.pt", "agent.pt.state.npz"]
+    assert rlkit.train("dqn", resume=path, total_steps=350, progress=False).steps == 350

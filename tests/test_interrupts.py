@@ -1,5 +1,6 @@
 """Ctrl-C and SIGTERM keep the work: real processes are signalled mid-run; they save a resumable checkpoint
-where the run has an output, say where and how to continue, exit 130 / 143, and the run resumes from it."""
+where the run has an output, say where and how to continue, exit 130 / 143, and the run resumes from it; a
+signal during the final save waits for its files."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import rlkit
+from rlkit.atomic import KILL_HOOK, PAUSE_HOOK
 from rlkit.callbacks import Callback
 from rlkit.errors import TrainingInterrupted
 from rlkit.interrupts import InterruptGuard
@@ -164,3 +166,29 @@ def test_agent_learn_finishes_the_step_saves_in_its_logdir_and_resumes(tmp_path)
     assert signal.getsignal(signal.SIGTERM) is before
     resumed = rlkit.train("dqn", resume=raised.value.checkpoint, total_steps=500, progress=False)
     assert resumed.steps == 500
+
+
+def test_a_signal_during_the_final_save_waits_for_the_files_and_the_run_resumes_from_them(tmp_path):
+    """SIGINT while the logdir's agent is being written at the run's end (the test hook of rlkit.atomic pauses
+    the process between the run state's rename and the weights', and says so on stderr): the save is finished
+    first, the command exits 130 saying the run is complete, and the logdir's agent resumes from its last step."""
+    pytest.importorskip("torch")
+    command = [sys.executable, "-m", "rlkit", "train", "dqn", "--steps", "600", "--logdir", "run", *SETTINGS]
+    env = {**os.environ, "PYTHONPATH": ROOT, PAUSE_HOOK: "agent.pt", "RLKIT_TEST_PAUSE_SECONDS": "3"}
+    env.pop(KILL_HOOK, None)
+    child = subprocess.Popen(
+        command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    seen = []
+    for line in child.stderr:  # ends with the process when it never pauses
+        seen.append(line)
+        if "paused before replacing agent.pt" in line:
+            child.send_signal(signal.SIGINT)
+            break
+    stderr = "".join(seen) + child.stderr.read()
+    assert child.wait(timeout=180) == 130, stderr[-3000:]
+    assert (tmp_path / "run" / "agent.pt").is_file(), f"the final save was lost: {stderr[-3000:]}"
+    resumed = rlkit.train("dqn", resume=tmp_path / "run" / "agent.pt", total_steps=700, progress=False)
+    assert resumed.steps == 700 and resumed.history.last("eval_return") is not None
+    assert "rlkit: SIGINT arrived during the final save, after the run's last step (600); it is complete" in stderr
+    assert "the run is saved, resumable, in run/agent.pt" in stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 
 import numpy as np
@@ -147,8 +148,11 @@ class Agent:
         Both files are written atomically (:mod:`rlkit.atomic`), the weights file last: it is the checkpoint's
         manifest, so a crash leaves either the previous checkpoint or the new one, never a new file beside a
         half-written one. The two share a random ``state_id`` (in the weights' metadata and in the state), so a
-        resume can tell a weights file from the state of another save (a crash between the two renames, or a
-        state left beside a later plain save) and refuse it.
+        resume can tell a weights file from the state of another save (a state left beside a later plain save)
+        and refuse it. Between the two renames the previous state stays beside them, hard-linked under a hidden
+        name (:func:`previous_state_path`) until the new weights are in place, so that a kill between the
+        renames leaves the previous unit whole: its weights, and its state under that name, which resume reads
+        when the state's id is not the weights' one (an exception there puts the previous state back).
         """
         import uuid
 
@@ -166,18 +170,27 @@ class Agent:
             "config": self.config.to_dict(),
             **self.checkpoint_extra(),
         }
-        state_path = training_state_path(path)
+        state_path, previous = training_state_path(path), previous_state_path(path)
         if resumable:
             meta["state_id"] = uuid.uuid4().hex
-        with atomic_path(path) as weights:
-            self.learner.save(weights, meta)
-            if resumable:
-                from rlkit.state import save_state
+        kept = False
+        try:
+            with atomic_path(path) as weights:
+                self.learner.save(weights, meta)
+                if resumable:
+                    from rlkit.state import save_state
 
-                tree = self.loop.state(replay_buffer=replay_buffer)
-                save_state(state_path, {**tree, "state_id": meta["state_id"]})
+                    tree = self.loop.state(replay_buffer=replay_buffer)
+                    kept = keep_previous_state(state_path, previous)
+                    save_state(state_path, {**tree, "state_id": meta["state_id"]})
+                # rlkit.atomic's test hooks for this path act here: between the state's rename and the weights'
+        except BaseException:
+            if kept:  # the weights were not replaced: their own state goes back beside them
+                put_back_state(previous, state_path)
+            raise
         if not resumable:
             state_path.unlink(missing_ok=True)  # a state left by an earlier save belongs to other weights
+        previous.unlink(missing_ok=True)  # the new unit is whole: the previous state is no longer needed
         return path
 
     def save_run(self, logdir: str | Path, history: History) -> Path:
@@ -185,14 +198,49 @@ class Agent:
         run's state beside it, so that ``rlkit train ALGO --resume LOGDIR/agent.pt`` continues it; returns the
         agent's path."""
         history.save(Path(logdir) / "history.json")  # atomic, as the agent
-        path = Path(logdir) / ("agent.pt" if self.framework == "torch" else "agent.keras")
-        return self.save(path, resumable=self.loop is not None)
+        return self.save(run_path(self, logdir), resumable=self.loop is not None)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.framework}, {self.env_id}, hidden={self.config.hidden_sizes})"
+
+
+def run_path(agent: Agent, logdir: str | Path) -> Path:
+    """Where a run keeps its agent in its logdir: ``agent.pt`` (torch) or ``agent.keras`` (TensorFlow)."""
+    return Path(logdir) / ("agent.pt" if agent.framework == "torch" else "agent.keras")
 
 
 def training_state_path(path: str | Path) -> Path:
     """Where the training state of the checkpoint ``path`` lives: ``<path>.state.npz``."""
     path = Path(path)
     return path.with_name(path.name + ".state.npz")
+
+
+def previous_state_path(path: str | Path) -> Path:
+    """Where the state of the previous save of ``path`` stays while a new one replaces it: a hidden
+    ``.<path>.previous.state.npz`` (see :meth:`Agent.save`)."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.previous.state.npz")
+
+
+def keep_previous_state(state_path: Path, previous: Path) -> bool:
+    """Hard-link the current state to ``previous`` before a new one replaces it (a copy where the file system has
+    no hard links), replacing a leftover of an earlier save there; False where there is no state to keep."""
+    import shutil
+
+    previous.unlink(missing_ok=True)
+    try:
+        os.link(state_path, previous)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        shutil.copy2(state_path, previous)
+    return True
+
+
+def put_back_state(previous: Path, state_path: Path) -> None:
+    """Move the kept state back to ``state_path``. Where the new state never replaced it, the two names are one
+    file, and a rename between two names of one file does nothing (POSIX): the hidden name is removed instead."""
+    if state_path.exists() and os.path.samefile(previous, state_path):
+        previous.unlink()
+    else:
+        os.replace(previous, state_path)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rlkit.algos.agent_base import run_path
 from rlkit.envs import EnvRunner, env_name, restore_vector_env_state, solve_threshold, vector_env_state
 from rlkit.evaluate import play_episodes
 from rlkit.learner_state import learner_state, load_learner_state
@@ -193,7 +194,9 @@ def drive(loop: Loop, until: int, logdir, progress: bool, stop_when_solved: bool
 
     SIGINT or SIGTERM (:mod:`rlkit.interrupts`) ends the run after its current step: it is saved resumable
     where it has an output (the logdir's agent, else a :class:`~rlkit.callbacks.SaveCheckpoints` folder) and
-    :class:`~rlkit.errors.TrainingInterrupted` is raised with the checkpoint and the partial result.
+    :class:`~rlkit.errors.TrainingInterrupted` is raised with the checkpoint and the partial result. The guard
+    stays armed through the final save of a run that reached its end: a signal arriving then waits until the
+    logdir's files are whole, and the run ends as TrainingInterrupted with ``finished`` set (it is complete).
     """
     from rlkit.budget import watch as large_budget
     from rlkit.callbacks import CallbackList
@@ -230,11 +233,16 @@ def drive(loop: Loop, until: int, logdir, progress: bool, stop_when_solved: bool
                 hooks.on_end()
         finally:
             logger.close()
-    if guard.signal is not None:  # the handlers are the previous ones again: a second Ctrl-C aborts the save
-        hooks.run.step = loop.step
-        checkpoint = save_interrupted(loop, logdir, hooks)
-        raise interrupted(guard.signal, checkpoint, loop.evaluations.result(loop.step), logdir) from None
-    return loop.evaluations.finish(loop.step, logdir)
+        if guard.signal is None:  # the final save, the guard still armed: a signal now waits for whole files
+            result = loop.evaluations.finish(loop.step, logdir)
+            if guard.signal is None:
+                return result
+            checkpoint = None if logdir is None else run_path(agent, logdir)
+            raise interrupted(guard.signal, checkpoint, result, logdir, finished=True) from None
+    # the handlers are the previous ones again: a second Ctrl-C aborts the save
+    hooks.run.step = loop.step
+    checkpoint = save_interrupted(loop, logdir, hooks)
+    raise interrupted(guard.signal, checkpoint, loop.evaluations.result(loop.step), logdir) from None
 
 
 def save_interrupted(loop: Loop, logdir, hooks) -> Path | None:
