@@ -24,10 +24,8 @@ from rlkit.schedules import LinearSchedule
 #: Environment steps that solve each environment with the default config (used when total_steps is None).
 #: Epsilon decays over ``eps_fraction`` of the budget, so a budget is measured as itself. Acrobot: at 25,000
 #: every seed of ten (0-4, 101-105) in both frameworks reached -100 by 15,000 steps, 1.67x
-#: (``benchmarks/RESULTS.md``). CartPole: 60,000 with ``DQNConfig.env_defaults``' slower learning rate, whose
-#: first solving evaluation came at 15,000-50,000 steps over seeds 100-109 (TF) at a 50,000 budget.
-#: Rainbow's budgets start from this dictionary (``rlkit/algos/rainbow``).
-DEFAULT_TOTAL_STEPS = {"CartPole-v1": 60_000, "Acrobot-v1": 25_000, "MountainCar-v0": 200_000}
+#: (``benchmarks/RESULTS.md``). Rainbow's budgets start from this dictionary (``rlkit/algos/rainbow``).
+DEFAULT_TOTAL_STEPS = {"CartPole-v1": 50_000, "Acrobot-v1": 25_000, "MountainCar-v0": 200_000}
 FALLBACK_TOTAL_STEPS = 100_000
 
 
