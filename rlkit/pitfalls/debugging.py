@@ -146,14 +146,15 @@ def blow_up_run(framework: str, learning_rate: float = 0.05, steps: int = 20, to
     """A critic (4-64-64-1 ReLU MLP, the same initial weights in both frameworks) regressed by plain SGD on
     targets of scale 100 with a learning rate that makes it diverge: the loss grows, overflows to inf, then
     turns NaN. Returns the losses, the first step whose loss was not finite and, with ``tool``, the step at
-    which ``detect_anomaly`` / ``enable_check_numerics`` stopped the run and the first line it reported.
+    which ``detect_anomaly`` / ``enable_check_numerics`` stopped the run, the type of the error it raised and
+    the first line it reported.
     """
     rng = np.random.default_rng(0)
     obs = rng.normal(size=(64, 4)).astype(np.float32)
     targets = (100 * rng.normal(size=64)).astype(np.float32)
     weights = init_mlp_weights([4, 64, 64, 1], seed=0)
     losses: list[float] = []
-    error = None
+    error = error_type = None
     if framework == "torch":
         import torch
 
@@ -179,7 +180,7 @@ def blow_up_run(framework: str, learning_rate: float = 0.05, steps: int = 20, to
                     for _ in range(steps):
                         losses.append(step())
             except RuntimeError as exc:
-                error = str(exc).splitlines()[0]
+                error, error_type = str(exc).splitlines()[0], type(exc).__name__
     elif framework == "tf":
         import tensorflow as tf
 
@@ -199,7 +200,7 @@ def blow_up_run(framework: str, learning_rate: float = 0.05, steps: int = 20, to
                 for _ in range(steps):
                     losses.append(step())
         except tf.errors.InvalidArgumentError as exc:
-            error = _check_numerics_headline(str(exc))
+            error, error_type = _check_numerics_headline(str(exc)), type(exc).__name__
     else:
         raise ValueError(f"framework must be 'torch' or 'tf', got {framework!r}")
     finite = np.isfinite(losses)
@@ -208,6 +209,7 @@ def blow_up_run(framework: str, learning_rate: float = 0.05, steps: int = 20, to
         "first non-finite loss": None if finite.all() else int(np.argmin(finite)),
         "stopped at": len(losses) if error is not None else None,
         "error": error,
+        "error type": error_type,
     }
 
 
