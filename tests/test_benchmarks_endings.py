@@ -71,7 +71,8 @@ def test_the_committed_file_was_measured_on_the_defaults_of_today():
             getattr(package, "DEFAULT_TOTAL_STEPS", None)
             or importlib.import_module(f"{entry.package}.agent").DEFAULT_TOTAL_STEPS
         )
-        assert run["budget"] == budgets[run["env"]], f"{run['algo']} on {run['env']}: the default budget changed"
+        rollout = run["settings"]["num_envs"] * run["settings"].get("num_steps", 1)  # a run ends on a whole one
+        assert 0 <= run["budget"] - budgets[run["env"]] < rollout, f"{run['algo']} on {run['env']}: the budget changed"
 
 
 def test_results_md_shows_the_table_of_the_committed_file():
