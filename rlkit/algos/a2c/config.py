@@ -13,8 +13,8 @@ class A2CConfig(ActorCriticConfig):
     """Synchronous advantage actor-critic (Mnih et al. 2016): one gradient step per short rollout."""
 
     #: Per-environment defaults, applied before the user's own overrides (see ``for_env``). CartPole: with the
-    #: class's settings 5 of 10 TF and 7 of 10 torch runs (seeds 100-109) ended below 475 after solving, most
-    #: on a plateau near 200. Rollouts of 8 x 5 steps (the RL-Zoo's; three times the updates per step), the
+    #: class's settings 5 of 10 TF and 3 of 10 torch runs (seeds 100-109) ended below 475 after solving, at
+    #: 129 to 447. Rollouts of 8 x 5 steps (the RL-Zoo's; three times the updates per step), the
     #: learning rate annealed to 0 over the budget and advantages standardised per rollout ended 9 of those 10
     #: TF runs solved, and on seeds not used to choose them (200-209) 9 of 10 torch and 7 of 10 TF runs, for
     #: about three times the CPU time of a whole run (``benchmarks/endings.py``; RESULTS.md "Endings"). The
