@@ -15,7 +15,7 @@ from pathlib import Path
 
 from compare_sb3 import commit, machine, now, portable
 
-from rlkit import hardware
+from rlkit import atomic, hardware
 
 
 def seed_sweep_parser(description: str, results: Path) -> argparse.ArgumentParser:
@@ -61,7 +61,7 @@ def run_into_file(
         document["runs"].sort(key=order)
         document["finished"] = now() if finished else None
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(document, indent=1) + "\n")
+        atomic.write_text(out, json.dumps(document, indent=1) + "\n")  # a kill keeps the last whole file
 
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
         for run in pool.imap_unordered(run_one, list(tasks)):
