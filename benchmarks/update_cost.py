@@ -23,8 +23,8 @@ import numpy as np
 from _common import run_table, until_solved
 
 from rlkit.algos.actor_critic.agent import action_dim
-from rlkit.api import ALGORITHMS
 from rlkit.envs import make_env, space_info
+from rlkit.registry import ALGORITHMS
 
 #: Each algorithm's task, the one its defaults were chosen on.
 TASKS = {"dqn": "CartPole-v1", "rainbow": "CartPole-v1", "ddpg": "Pendulum-v1", "td3": "Pendulum-v1"}

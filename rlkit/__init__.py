@@ -8,22 +8,24 @@ train or load with it.
 >>> rlkit.evaluate(result.agent, "CartPole-v1", episodes=20).mean()              # doctest: +SKIP
 """
 
-__version__ = "0.1.0"
-
 from rlkit.advantages import compute_gae  # noqa: E402
-from rlkit.api import ALGORITHMS, FRAMEWORKS, load, train  # noqa: E402
+from rlkit.api import FRAMEWORKS, load, train  # noqa: E402
 from rlkit.buffers import ReplayBuffer, RolloutBuffer  # noqa: E402
 from rlkit.contracts import Field, TensorContract  # noqa: E402
 from rlkit.envs import EnvRunner, make_env, make_vec_env, solve_threshold  # noqa: E402
 from rlkit.errors import CheckpointError, ContractError, RlkitError, TrainingInterrupted  # noqa: E402
 from rlkit.evaluate import evaluate  # noqa: E402
 from rlkit.logger import History, Logger  # noqa: E402
+from rlkit.registry import ALGORITHMS, Algorithm, AlgorithmParts, register  # noqa: E402
 from rlkit.result import TrainResult  # noqa: E402
 from rlkit.schedules import ConstantSchedule, ExponentialSchedule, LinearSchedule  # noqa: E402
 from rlkit.seeding import seed_everything  # noqa: E402
+from rlkit.version import __version__  # noqa: E402, F401
 
 __all__ = [
     "ALGORITHMS",
+    "Algorithm",
+    "AlgorithmParts",
     "FRAMEWORKS",
     "CheckpointError",
     "ConstantSchedule",
@@ -45,6 +47,7 @@ __all__ = [
     "load",
     "make_env",
     "make_vec_env",
+    "register",
     "seed_everything",
     "solve_threshold",
     "train",

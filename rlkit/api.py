@@ -1,90 +1,26 @@
 """The public way to train, evaluate and load agents: ``rlkit.train``, ``rlkit.evaluate``, ``rlkit.load``.
 
-Every algorithm plugs in through the registry :data:`ALGORITHMS` (see :func:`register`); the framework
-is imported only when an algorithm asks for it, so ``import rlkit`` stays light.
+Every algorithm plugs in through the registry (:mod:`rlkit.registry`); the framework is imported only when
+an algorithm asks for it, so ``import rlkit`` stays light.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from rlkit.callbacks import Callback
 from rlkit.checkpoints import read_meta
 from rlkit.envs import env_name, env_source, is_registered
 from rlkit.errors import CheckpointError, RlkitError, did_you_mean, is_count
+from rlkit.registry import Algorithm, algorithm, replay_algorithms
 from rlkit.result import TrainResult
 from rlkit.run_lock import locked
 
-
-@dataclass(frozen=True)
-class Algorithm:
-    """One entry of the registry: the package of an algorithm and the names of its parts in it.
-
-    Nothing is imported until an entry is used, so the registry costs ``import rlkit`` nothing. ``replay``
-    says which training loop the algorithm uses (the replay loop takes ``buffer_class``).
-    """
-
-    package: str
-    agent: str
-    config: str
-    replay: bool
-
-    def module(self):
-        return importlib.import_module(self.package)
-
-    @property
-    def agent_class(self) -> type:
-        return getattr(self.module(), self.agent)
-
-    @property
-    def config_class(self) -> type:
-        return getattr(self.module(), self.config)
-
-    @property
-    def train(self):
-        return self.module().train
-
-
-#: The registry: algorithm name -> where it lives. Add an algorithm with :func:`register`.
-ALGORITHMS: dict[str, Algorithm] = {
-    "dqn": Algorithm("rlkit.algos.dqn", "DQNAgent", "DQNConfig", replay=True),
-    "rainbow": Algorithm("rlkit.algos.rainbow", "RainbowAgent", "RainbowConfig", replay=True),
-    "ppo": Algorithm("rlkit.algos.ppo", "PPOAgent", "PPOConfig", replay=False),
-    "a2c": Algorithm("rlkit.algos.a2c", "A2CAgent", "A2CConfig", replay=False),
-    "ddpg": Algorithm("rlkit.algos.ddpg", "DDPGAgent", "DDPGConfig", replay=True),
-    "td3": Algorithm("rlkit.algos.td3", "TD3Agent", "TD3Config", replay=True),
-    "sac": Algorithm("rlkit.algos.sac", "SACAgent", "SACConfig", replay=True),
-}
-
-
-def register(name: str, algorithm: Algorithm) -> None:
-    """Make ``rlkit.train(name)``, ``rlkit train NAME`` and ``rlkit.load`` know a new algorithm."""
-    if not re.fullmatch(r"[a-z][a-z0-9_-]*", str(name)):
-        raise RlkitError(f"algorithm names are lower-case letters, digits, '-' and '_', got {name!r}")
-    ALGORITHMS[name] = algorithm
-
-
 FRAMEWORKS = {"torch": "torch", "tf": "tensorflow"}
-
-
-def algorithm(name: str) -> Algorithm:
-    """The registry entry of ``name``; raises with a suggestion for an unknown name."""
-    if not isinstance(name, str) or name.lower() not in ALGORITHMS:
-        raise RlkitError(
-            f"unknown algorithm {name!r}; available: {', '.join(sorted(ALGORITHMS))}."
-            f"{did_you_mean(str(name).lower(), ALGORITHMS)}"
-        )
-    return ALGORITHMS[name.lower()]
-
-
-def config_class(name: str) -> type:
-    """The config dataclass of algorithm ``name`` (its hyperparameters, documented field by field)."""
-    return algorithm(name).config_class
 
 
 def check_framework(framework: str) -> str:
@@ -169,7 +105,7 @@ def train(
             source = env  # an id: checked against the checkpoint's
         run = {"framework": framework, "seed_given": seed, "config": config}
         if buffer_class is not None and not entry.replay:
-            raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
+            raise _no_replay_buffer(algo)
         from rlkit.checkpoints import checkpoint_framework
 
         check_outputs(save, logdir, checkpoint_framework(resume))  # before the resumed steps, not after them
@@ -205,19 +141,14 @@ def train(
                 f"buffer_class must be a class (or callable) with ReplayBuffer's arguments, got {buffer_class!r}"
             )
         if not entry.replay:
-            raise RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {_replay()}")
+            raise _no_replay_buffer(algo)
         options["buffer_class"] = buffer_class
+    from rlkit.algos.training import train_agent
+
+    steps = total_steps or entry.budget(env_name(env))
     with locked(logdir, overwrite=overwrite), _keep_interrupted(save):
-        result = entry.train(
-            env,
-            framework=framework,
-            seed=seed,
-            total_steps=total_steps,
-            config=settings,
-            logdir=logdir,
-            progress=progress,
-            stop_when_solved=stop_when_solved,
-            **options,
+        result = train_agent(
+            entry.agent_class, env, framework, seed, steps, settings, logdir, progress, stop_when_solved, **options
         )
     if save is not None:
         result.agent.save(save)
@@ -378,11 +309,11 @@ def _check_device(device: str, framework: str) -> None:
 
 
 def _distributed(algo: str, entry: Algorithm, workers, ray_address) -> dict:
-    """The loop options of a run on Ray workers, checked here so that a wrong one fails before any work."""
-    from rlkit.algos.actor_critic.agent import ActorCriticAgent
+    """The loop of a run on Ray workers (the rollout loop, collecting on actors), checked here so that a
+    wrong option fails before any work."""
     from rlkit.distributed import require_ray
 
-    if not issubclass(entry.agent_class, ActorCriticAgent):
+    if entry.loop != "rollout":
         raise RlkitError(f"workers= runs the on-policy loop (ppo, a2c) on Ray actors; {algo} learns from replay")
     workers = 1 if workers is None else workers
     if not is_count(workers):
@@ -390,11 +321,13 @@ def _distributed(algo: str, entry: Algorithm, workers, ray_address) -> dict:
     if ray_address is not None and not isinstance(ray_address, str):
         raise RlkitError(f"ray_address must be a string such as 'auto' or '10.0.0.5:6379', got {ray_address!r}")
     require_ray("workers=")
-    return {"workers": workers, "ray_address": ray_address}
+    from rlkit.distributed.rollouts import RayRolloutLoop
+
+    return {"loop_class": functools.partial(RayRolloutLoop, workers=workers, ray_address=ray_address)}
 
 
-def _replay() -> str:
-    return ", ".join(name for name, entry in ALGORITHMS.items() if entry.replay)
+def _no_replay_buffer(algo: str) -> RlkitError:
+    return RlkitError(f"{algo} is on-policy and keeps no replay buffer: buffer_class applies to {replay_algorithms()}")
 
 
 def check_outputs(save: str | Path | None, logdir: str | Path | None, framework: str) -> None:

@@ -19,7 +19,7 @@ CHECKPOINTS, SPREAD, KEEP = "checkpoints", 5, 3
 
 def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse.ArgumentParser:
     """The parser; with a known ``algo``, ``train`` also gets one typed flag per hyperparameter of it."""
-    from rlkit.api import ALGORITHMS
+    from rlkit.registry import ALGORITHMS
 
     parser = argparse.ArgumentParser(prog="rlkit", description="Deep RL in PyTorch and TensorFlow.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="{train,eval,export,report}")
@@ -84,8 +84,8 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
         help="hyperparameters by name, e.g. --set learning_rate=5e-4 (the same as the typed flags below)",
     )
     if algo is not None and algo.lower() in ALGORITHMS:
-        from rlkit.api import config_class
         from rlkit.hyperparams import add_config_arguments
+        from rlkit.registry import config_class
 
         add_config_arguments(train, config_class(algo), env_id)
 
@@ -170,8 +170,8 @@ def run(args: argparse.Namespace) -> int:
     import rlkit
 
     if args.command == "train":
-        from rlkit.api import config_class
         from rlkit.hyperparams import field_types, load_yaml
+        from rlkit.registry import config_class
 
         settings = load_yaml(args.config, args.env, args.algo) if args.config else {}
         # what the command line names wins over the file; what neither names takes rlkit's default

@@ -30,77 +30,27 @@ from pathlib import Path
 import numpy as np
 
 from rlkit.errors import RlkitError
+from rlkit.policy_plan import PolicyPlan
 
 FORMATS = ("onnx", "savedmodel")
 
 
-@dataclass(frozen=True)
-class PolicyPlan:
-    """What the exported graph computes around the network, read off the agent (numpy arrays, float32).
-
-    ``kind``: "argmax" (DQN, discrete actor-critic), "tanh" (DDPG, TD3, SAC: squash, then rescale to
-    [low, high]) or "clip" (Gaussian actor-critic). ``columns``: how many leading network outputs the action
-    uses (SAC's actor also outputs log stds). ``support``: C51's atoms (expected Q = softmax(logits) @ support).
-    """
-
-    obs_dim: int
-    kind: str
-    columns: int
-    obs_mean: np.ndarray | None = None
-    obs_std: np.ndarray | None = None
-    obs_clip: float = 0.0
-    low: np.ndarray | None = None
-    high: np.ndarray | None = None
-    support: np.ndarray | None = None
-
-
 def policy_plan(agent) -> PolicyPlan:
-    """The :class:`PolicyPlan` of a DQN/Rainbow, A2C/PPO or DDPG/TD3/SAC agent."""
-    from rlkit.algos.actor_critic.agent import ActorCriticAgent
-    from rlkit.algos.dqn.agent import DQNAgent
-    from rlkit.algos.off_policy.agent import OffPolicyAgent
-
-    f32 = np.float32
-    if isinstance(agent, DQNAgent):
-        support = agent.support.astype(f32) if agent.config.distributional else None
-        return PolicyPlan(agent.obs_dim, "argmax", agent.n_actions, support=support)
-    if isinstance(agent, OffPolicyAgent):
-        return PolicyPlan(agent.obs_dim, "tanh", agent.action_dim, low=agent.low, high=agent.high)
-    if isinstance(agent, ActorCriticAgent):
-        normalizer = agent.obs_normalizer
-        stats = {}
-        if normalizer.enabled:
-            stats = {
-                "obs_mean": normalizer.stats.mean.astype(f32),
-                "obs_std": np.sqrt(normalizer.stats.var + 1e-8).astype(f32),
-                "obs_clip": float(normalizer.clip),
-            }
-        if agent.discrete:
-            return PolicyPlan(agent.obs_dim, "argmax", agent.action["n"], **stats)
-        low, high = (np.asarray(agent.action[k], dtype=f32) for k in ("low", "high"))
-        return PolicyPlan(agent.obs_dim, "clip", int(np.prod(agent.action["shape"])), low=low, high=high, **stats)
-    raise RlkitError(f"rlkit exports DQN, Rainbow, A2C, PPO, DDPG, TD3 and SAC agents, got {type(agent).__name__}")
+    """The :class:`PolicyPlan` of an agent: asked of the agent, which knows its own post-processing."""
+    if not hasattr(agent, "export_plan"):
+        raise RlkitError(f"rlkit exports rlkit agents (they have export_plan()), got {type(agent).__name__}")
+    return agent.export_plan()
 
 
 def policy_network(agent):
     """The trained framework module that maps (normalised) observations to the plan's network output."""
-    learner = agent.learner
-    return learner.q if hasattr(learner, "q") else learner.actor
+    return agent.export_network()
 
 
 def numpy_policy(agent, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(actions, output)`` of the agent's own numpy path for a batch: the reference an export must match."""
-    from rlkit.algos.actor_critic.agent import ActorCriticAgent
-    from rlkit.algos.dqn.agent import DQNAgent
-
     obs = np.asarray(obs, dtype=np.float32)
-    if isinstance(agent, DQNAgent):
-        output = agent.q_values(obs)
-    elif isinstance(agent, ActorCriticAgent):
-        output = agent.policy_output(agent.obs_normalizer(obs))
-    else:
-        output = agent.actor_output(obs)[:, : agent.action_dim]
-    return np.asarray(agent.act(obs)), output
+    return np.asarray(agent.act(obs)), agent.export_reference(obs)
 
 
 def require(*modules: str) -> None:

@@ -531,7 +531,7 @@ def sb3_name(config_class: type) -> str | None:
 def _every_field() -> set[str]:
     """The hyperparameters of every registered algorithm: with no algorithm named, a key that is any
     algorithm's own does not make an entry the zoo's."""
-    from rlkit.api import ALGORITHMS
+    from rlkit.registry import ALGORITHMS
 
     return {f.name for entry in ALGORITHMS.values() for f in fields(entry.config_class)}
 
@@ -551,7 +551,7 @@ def translate(entry: dict[str, Any], algo: str | None, env_id: str, source: str)
     """
     config_class = None
     if algo is not None:
-        from rlkit.api import config_class as lookup
+        from rlkit.registry import config_class as lookup
 
         config_class = lookup(algo)
     fields_of_algo = {f.name for f in fields(config_class)} if config_class else _every_field()

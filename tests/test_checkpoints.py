@@ -92,7 +92,7 @@ def test_gaussian_ppo_round_trip_keeps_log_std_and_observation_statistics(framew
 def test_off_policy_round_trip_keeps_networks_action_bounds_and_alpha(algo, framework, suffix, tmp_path, rng):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
 
-    agent_class = rlkit.api.algorithm(algo).agent_class
+    agent_class = rlkit.registry.algorithm(algo).agent_class
     config = agent_class.config_class(hidden_sizes=(16, 8), gamma=0.9)
     agent, envs = agent_class.make("Pendulum-v1", framework, config, seed=2)
     envs.close()

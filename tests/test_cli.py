@@ -89,9 +89,9 @@ def test_train_save_eval_report_end_to_end(tmp_path):
 def test_train_help_lists_every_hyperparameter_with_type_default_and_doc(algo, capsys):
     from dataclasses import fields
 
-    from rlkit.api import config_class
     from rlkit.cli import main
     from rlkit.hyperparams import field_docs, field_types, type_name
+    from rlkit.registry import config_class
 
     with pytest.raises(SystemExit) as exit_info:
         main(["train", algo, "--help"])

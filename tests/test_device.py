@@ -81,7 +81,7 @@ def test_cli_takes_a_device(tmp_path, capsys):
 @pytest.mark.parametrize(("algo", "env"), [("dqn", "CartPole-v1"), ("sac", "Pendulum-v1")])
 def test_a_gpu_update_matches_the_cpu_one(algo, env):
     """One seed, one burst of three updates, on the CPU and on the GPU: the same network before and after."""
-    from rlkit.api import algorithm
+    from rlkit.registry import algorithm
 
     entry = algorithm(algo)
     agents = []

@@ -30,7 +30,7 @@ def make_agent(algo: str, env: str, framework: str, seed: int = 0):
 
     Discrete agents keep their initial weights: large random ones make C51's softmax one-hot, and two actions
     with the same expected value tie, which float32 rounding breaks either way."""
-    from rlkit.api import algorithm
+    from rlkit.registry import algorithm
 
     entry = algorithm(algo)
     agent, envs = entry.agent_class.make(env, framework, entry.config_class.for_env(env), seed=seed)

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import rlkit
-from rlkit.api import config_class
 from rlkit.cli import main
 from rlkit.errors import RlkitError
 from rlkit.hardware import format_report, report
+from rlkit.registry import config_class
 
 
 def test_a_budget_under_another_librarys_name_points_to_total_steps():

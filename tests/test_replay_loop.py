@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import rlkit
-from rlkit.api import ALGORITHMS, Algorithm, register
 from rlkit.buffers import ReplayBuffer
 from rlkit.callbacks import Callback, EvaluateEvery, LogScalars, SaveCheckpoints, StopWhenSolved
 from rlkit.errors import RlkitError
 from rlkit.numerics import NonFiniteError
+from rlkit.registry import ALGORITHMS, Algorithm, AlgorithmParts, register
 
 pytest.importorskip("torch")
 SMALL = {"progress": False, "hidden_sizes": (16,), "eval_every": 1_000, "eval_episodes": 2}
@@ -91,7 +91,7 @@ class StopAt(Callback):
 def test_a_callback_can_stop_training_and_sees_every_step(algo, options):
     stop = StopAt(1_500)
     result = rlkit.train(algo, total_steps=5_000, callbacks=[stop], **SMALL, **options)
-    per_step = 1 if algo == "dqn" else rlkit.api.config_class(algo)().num_envs
+    per_step = 1 if algo == "dqn" else rlkit.registry.config_class(algo)().num_envs
     assert stop.seen[:3] == [per_step, 2 * per_step, 3 * per_step]
     assert result.steps == stop.seen[-1] and 1_500 <= result.steps < 1_500 + 1_100
 
@@ -138,7 +138,12 @@ def test_an_object_without_hooks_is_refused():
 
 
 def test_a_new_algorithm_is_registered_by_name():
-    register("dqn-again", Algorithm("rlkit.algos.dqn", "DQNAgent", "DQNConfig", replay=True))
+    def dqn_again() -> AlgorithmParts:
+        from rlkit.algos.dqn.agent import DQNAgent
+
+        return AlgorithmParts(DQNAgent, budgets={}, fallback_budget=1_000)
+
+    register("dqn-again", Algorithm(dqn_again, loop="replay"))
     try:
         result = rlkit.train("dqn-again", total_steps=600, **SMALL, **REPLAY)
         assert result.algo == "dqn"
@@ -146,6 +151,10 @@ def test_a_new_algorithm_is_registered_by_name():
         del ALGORITHMS["dqn-again"]
     with pytest.raises(rlkit.RlkitError, match="lower-case letters"):
         register("Bad Name", ALGORITHMS["dqn"])
+    with pytest.raises(rlkit.RlkitError, match="takes an rlkit.registry.Algorithm"):
+        register("dqn-string", "rlkit.algos.dqn")
+    with pytest.raises(rlkit.RlkitError, match="loop is one of replay, rollout"):
+        Algorithm(dqn_again, loop="on-policy")
 
 
 class BreaksAt(gym.Wrapper):

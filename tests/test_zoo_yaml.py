@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 import yaml
 
-from rlkit.api import config_class
 from rlkit.cli import main
 from rlkit.errors import RlkitError
 from rlkit.hyperparams import load_yaml
+from rlkit.registry import config_class
 from rlkit.schedules import LinearSchedule
 from rlkit.zoo_yaml import translate
 

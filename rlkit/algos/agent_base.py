@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rlkit import __version__
 from rlkit.errors import RlkitError, is_count
 from rlkit.logger import History
+from rlkit.version import __version__
 
 
 class Agent:
@@ -57,6 +57,21 @@ class Agent:
         """
         del episode_start
         return self.act(observation, deterministic=deterministic), state
+
+    # --- what an export asks (rlkit.export): the agent knows its own post-processing ----------------------
+
+    def export_plan(self):
+        """The :class:`~rlkit.policy_plan.PolicyPlan`: what the exported graph computes around the network."""
+        raise NotImplementedError(f"{type(self).__name__} does not describe its policy for export")
+
+    def export_network(self):
+        """The trained framework module that maps (normalised) observations to the plan's network output."""
+        raise NotImplementedError(f"{type(self).__name__} does not describe its policy for export")
+
+    def export_reference(self, obs: np.ndarray) -> np.ndarray:
+        """The network output of the agent's own numpy path for a batch of raw observations: what an
+        exported graph's ``output`` must match."""
+        raise NotImplementedError(f"{type(self).__name__} does not describe its policy for export")
 
     def get_weights(self) -> list[np.ndarray]:
         return self.learner.get_weights()

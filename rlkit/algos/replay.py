@@ -33,11 +33,81 @@ from rlkit.schedules import LinearSchedule
 from rlkit.state import object_state, restore_object
 
 
+class ReplayLoop(training.Loop):
+    """One replay-based run, as an object: everything it needs to go on is in its attributes, so it can be
+    continued (``agent.learn``) and saved and restored (``agent.save(path, resumable=True)``).
+
+    ``plan`` is the number of environment steps the schedules (epsilon, learning rate, PER's beta) are
+    spread over: the run's total, extended when training is continued past it.
+    """
+
+    def __init__(self, agent: ReplayAgent, envs, seed: int, rng, plan: int, buffer_class: type | None = None):
+        config = agent.config
+        super().__init__(agent, envs, seed, rng, plan)
+        self.buffer = make_buffer(agent, config, seed, buffer_class)
+        self.folder = NStepFolder(config.n_step, config.gamma, config.num_envs)
+        self.noise_shape = agent.burst_noise_shape(config.gradient_steps, config.batch_size)
+        self.next_train = max(config.learning_starts, config.batch_size)
+        self.unchecked, self.checked_step = 0, 0  # transitions stored since the last finiteness check, its step
+        self.begin()
+
+    def begin(self) -> None:
+        """(Re)build what depends on the plan: the agent's schedules and PER's beta."""
+        self.agent.begin_training(self.plan, self.agent.config.num_envs, self.rng)
+        self.beta = LinearSchedule(self.agent.config.per_beta_start, 1.0, self.plan)  # PER's importance exponent
+
+    def advance(self, hooks) -> bool:
+        """One vector step, and the burst of updates it makes due; True when a callback asks to stop."""
+        agent, config, runner, logger = self.agent, self.agent.config, self.runner, self.logger
+        actions = agent.exploration_actions(runner.obs, self.step, self.rng)
+        batch = runner.step(agent.to_env(actions))
+        transitions = self.folder.step(
+            batch.obs, actions, batch.rewards, batch.next_obs, batch.terminated, batch.truncated, batch.valid
+        )  # the n-step transitions this step completed (autoreset steps skipped), or None
+        if transitions is not None:
+            self.buffer.add(**transitions)
+            self.unchecked += len(transitions["rewards"])
+        agent.end_episodes(batch.terminated | batch.truncated)
+        self.step += config.num_envs
+        step = self.step
+        returns, lengths = runner.pop_episodes()
+        if len(returns):
+            logger.log_episodes(step, returns, lengths)
+
+        stop = False
+        if step >= self.next_train:
+            self.next_train += config.train_every
+            check_new_transitions(self.buffer, self.unchecked, self.checked_step, step)  # before learning from them
+            self.unchecked, self.checked_step = 0, step
+            metrics = burst(agent, self.buffer, config, self.beta(step), self.rng, self.noise_shape, step)
+            logger.log(step, **metrics, steps_per_second=self.steps_per_second())
+            stop = hooks.on_burst(step, metrics)
+        return hooks.on_step(step) or stop  # after this step's updates: a checkpoint here includes them
+
+    def state(self, replay_buffer: bool = True) -> dict:
+        """Everything to continue this run exactly; ``replay_buffer=False`` leaves out the (large) buffer,
+        which a restored run then refills from scratch."""
+        return {
+            **self.common_state(),
+            "folder": object_state(self.folder),
+            "buffer": object_state(self.buffer, nested=("tree",)) if replay_buffer else None,
+        }
+
+    def load_state(self, state: dict) -> None:
+        self.load_common_state(state)
+        restore_object(self.folder, state["folder"])
+        if state["buffer"] is not None:
+            restore_object(self.buffer, state["buffer"])
+        else:  # no transitions: the buffer fills again before the next burst
+            self.next_train = self.step + max(self.agent.config.learning_starts, self.agent.config.batch_size)
+        self.begin()
+
+
 class ReplayAgent(Agent):
     """Base of the agents the replay loop trains; subclasses fill in the extension points below."""
 
-    #: The loop that trains this family (set below, once the class exists).
-    loop_class: type
+    #: The loop that trains this family.
+    loop_class = ReplayLoop
 
     #: Shape and dtype of one stored action: () int64 for discrete actions, (action_dim,) float32 otherwise.
     action_shape: tuple[int, ...] = ()
@@ -110,76 +180,6 @@ def entry_point(agent_class: type[ReplayAgent], default_total_steps: dict[str, i
     return training.entry_point(agent_class, default_total_steps, fallback_total_steps)
 
 
-class ReplayLoop(training.Loop):
-    """One replay-based run, as an object: everything it needs to go on is in its attributes, so it can be
-    continued (``agent.learn``) and saved and restored (``agent.save(path, resumable=True)``).
-
-    ``plan`` is the number of environment steps the schedules (epsilon, learning rate, PER's beta) are
-    spread over: the run's total, extended when training is continued past it.
-    """
-
-    def __init__(self, agent: ReplayAgent, envs, seed: int, rng, plan: int, buffer_class: type | None = None):
-        config = agent.config
-        super().__init__(agent, envs, seed, rng, plan)
-        self.buffer = make_buffer(agent, config, seed, buffer_class)
-        self.folder = NStepFolder(config.n_step, config.gamma, config.num_envs)
-        self.noise_shape = agent.burst_noise_shape(config.gradient_steps, config.batch_size)
-        self.next_train = max(config.learning_starts, config.batch_size)
-        self.unchecked, self.checked_step = 0, 0  # transitions stored since the last finiteness check, its step
-        self.begin()
-
-    def begin(self) -> None:
-        """(Re)build what depends on the plan: the agent's schedules and PER's beta."""
-        self.agent.begin_training(self.plan, self.agent.config.num_envs, self.rng)
-        self.beta = LinearSchedule(self.agent.config.per_beta_start, 1.0, self.plan)  # PER's importance exponent
-
-    def advance(self, hooks) -> bool:
-        """One vector step, and the burst of updates it makes due; True when a callback asks to stop."""
-        agent, config, runner, logger = self.agent, self.agent.config, self.runner, self.logger
-        actions = agent.exploration_actions(runner.obs, self.step, self.rng)
-        batch = runner.step(agent.to_env(actions))
-        transitions = self.folder.step(
-            batch.obs, actions, batch.rewards, batch.next_obs, batch.terminated, batch.truncated, batch.valid
-        )  # the n-step transitions this step completed (autoreset steps skipped), or None
-        if transitions is not None:
-            self.buffer.add(**transitions)
-            self.unchecked += len(transitions["rewards"])
-        agent.end_episodes(batch.terminated | batch.truncated)
-        self.step += config.num_envs
-        step = self.step
-        returns, lengths = runner.pop_episodes()
-        if len(returns):
-            logger.log_episodes(step, returns, lengths)
-
-        stop = False
-        if step >= self.next_train:
-            self.next_train += config.train_every
-            check_new_transitions(self.buffer, self.unchecked, self.checked_step, step)  # before learning from them
-            self.unchecked, self.checked_step = 0, step
-            metrics = burst(agent, self.buffer, config, self.beta(step), self.rng, self.noise_shape, step)
-            logger.log(step, **metrics, steps_per_second=self.steps_per_second())
-            stop = hooks.on_burst(step, metrics)
-        return hooks.on_step(step) or stop  # after this step's updates: a checkpoint here includes them
-
-    def state(self, replay_buffer: bool = True) -> dict:
-        """Everything to continue this run exactly; ``replay_buffer=False`` leaves out the (large) buffer,
-        which a restored run then refills from scratch."""
-        return {
-            **self.common_state(),
-            "folder": object_state(self.folder),
-            "buffer": object_state(self.buffer, nested=("tree",)) if replay_buffer else None,
-        }
-
-    def load_state(self, state: dict) -> None:
-        self.load_common_state(state)
-        restore_object(self.folder, state["folder"])
-        if state["buffer"] is not None:
-            restore_object(self.buffer, state["buffer"])
-        else:  # no transitions: the buffer fills again before the next burst
-            self.next_train = self.step + max(self.agent.config.learning_starts, self.agent.config.batch_size)
-        self.begin()
-
-
 def burst(agent: ReplayAgent, buffer, config, beta: float, rng, noise_shape, step: int) -> dict[str, float]:
     """Sample ``gradient_steps`` batches, update on them, refresh the acting copy; the burst's metrics."""
     if is_prioritized(buffer):
@@ -195,6 +195,3 @@ def burst(agent: ReplayAgent, buffer, config, beta: float, rng, noise_shape, ste
     agent.refresh()
     check_finite_weights(agent, step)
     return {**metrics, **agent.after_burst(step, batches, metrics)}
-
-
-ReplayAgent.loop_class = ReplayLoop

@@ -285,18 +285,20 @@ def train_agent(
     stop_when_solved: bool = False,
     callbacks=(),
     device: str = "cpu",
+    loop_class=None,
     **loop_options,
 ) -> TrainResult:
-    """Train a fresh ``agent_class`` agent in its family's loop (``agent_class.loop_class``); see
-    :func:`rlkit.train`. ``device`` is where the torch learner's networks live; ``loop_options`` go to the
-    loop (the replay loop's ``buffer_class``). ``seed`` is shifted by ``RLKIT_SEED_OFFSET`` here, once: the
+    """Train a fresh ``agent_class`` agent in ``loop_class`` (default: its family's loop,
+    ``agent_class.loop_class``; ``rlkit.train(workers=...)`` passes the rollout loop that collects on Ray
+    actors); see :func:`rlkit.train`. ``device`` is where the torch learner's networks live; ``loop_options``
+    go to the loop (the replay loop's ``buffer_class``). ``seed`` is shifted by ``RLKIT_SEED_OFFSET`` here, once: the
     run, its environments and its evaluations all derive from the shifted seed."""
     from rlkit.seeding import seed_all, shifted
 
     seed = shifted(seed)
     rng = seed_all(seed)
     agent, envs = agent_class.make(env_id, framework, config, seed, device=device)
-    loop = agent_class.loop_class(agent, envs, seed, rng, total_steps, **loop_options)
+    loop = (loop_class or agent_class.loop_class)(agent, envs, seed, rng, total_steps, **loop_options)
     return drive(loop, loop.plan, logdir, progress, stop_when_solved, callbacks)
 
 

@@ -22,112 +22,8 @@ from rlkit.health import explained_variance
 from rlkit.nets import mlp_forward
 from rlkit.normalize import ObservationNormalizer, RewardScaler
 from rlkit.numerics import check_finite_metrics, check_finite_weights, check_rollout
+from rlkit.policy_plan import PolicyPlan
 from rlkit.state import object_state, restore_object
-
-
-class ActorCriticAgent(Agent):
-    """A stochastic policy (categorical or diagonal Gaussian) acting through numpy; subclassed per algorithm."""
-
-    algo = "actor-critic"
-    config_class = ActorCriticConfig
-
-    def __init__(self, learner, env_id: str, obs_dim: int, action: dict, config: ActorCriticConfig) -> None:
-        super().__init__(learner, env_id, obs_dim, config)
-        self.action, self.discrete = action, action["discrete"]
-        self.obs_normalizer = ObservationNormalizer((obs_dim,), enabled=config.normalize_obs)
-        self.refresh()
-
-    @classmethod
-    def make(cls, env_id, framework: str, config, seed: int = 0, device: str = "cpu"):
-        """A fresh agent for ``env_id`` and the vector environment it trains on."""
-        envs = make_vec_env(env_id, config.num_envs, seed=seed)
-        action = space_info(envs.single_action_space)
-        obs_dim = int(np.prod(envs.single_observation_space.shape))
-        shape = (obs_dim, action_dim(action), action["discrete"])
-        learner = cls.learner_class(framework)(*shape, config, seed, device=device)
-        return cls(learner, env_name(env_id), obs_dim, action, config).trained_on(env_id), envs
-
-    def refresh(self) -> None:
-        """Copy the learner's actor weights (and log std) into the numpy forward pass used for acting."""
-        weights = self.learner.get_weights()
-        actor_arrays = 2 * (len(self.config.hidden_sizes) + 1)
-        self._actor = weights[:actor_arrays]
-        self._std = None if self.discrete else np.exp(weights[-1])
-
-    def policy_output(self, normalized_obs: np.ndarray) -> np.ndarray:
-        """Logits (discrete) or Gaussian means (continuous) for a batch of normalised observations."""
-        return mlp_forward(self._actor, normalized_obs, activation="tanh")
-
-    def sample(self, normalized_obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Raw policy samples: action indices, or unclipped Gaussian draws (what log-probabilities refer to)."""
-        out = self.policy_output(normalized_obs)
-        if self.discrete:  # Gumbel-max: argmax(logits + Gumbel noise) is a categorical sample
-            return (out - np.log(-np.log(rng.random(out.shape)))).argmax(axis=1)
-        return (out + self._std * rng.standard_normal(out.shape)).astype(np.float32)
-
-    def to_env(self, actions: np.ndarray) -> np.ndarray:
-        """What the environment receives: Gaussian samples clipped to the action bounds."""
-        if self.discrete:
-            return actions
-        return np.clip(actions, self.action["low"], self.action["high"])
-
-    def act(self, obs: np.ndarray, deterministic: bool = True, rng: np.random.Generator | None = None):
-        """Actions for a batch of raw observations (an action for a single one): the mode, or a sample."""
-        obs = np.asarray(obs, dtype=np.float32)
-        single = obs.ndim == 1
-        normalized = self.obs_normalizer(obs[None] if single else obs)
-        if deterministic:
-            out = self.policy_output(normalized)
-            actions = out.argmax(axis=1) if self.discrete else out
-        else:
-            actions = self.sample(normalized, rng or np.random.default_rng())
-        actions = self.to_env(actions)
-        return (int(actions[0]) if self.discrete else actions[0]) if single else actions
-
-    def loop_state(self) -> dict:
-        """The observation statistics keep changing while training goes on."""
-        return object_state(self.obs_normalizer.stats)
-
-    def load_loop_state(self, state: dict) -> None:
-        restore_object(self.obs_normalizer.stats, state)
-
-    def snapshot(self):
-        """Weights and observation statistics: the policy is both."""
-        return self.get_weights(), self.obs_normalizer.stats.state()
-
-    def restore(self, snapshot) -> None:
-        self.set_weights(snapshot[0])
-        self.obs_normalizer.stats.load_state(snapshot[1])
-
-    def checkpoint_extra(self) -> dict:
-        action = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.action.items()}
-        return {"action": action, "obs_normalizer": self.obs_normalizer.stats.state()}
-
-    @classmethod
-    def from_checkpoint(cls, path: str | Path, meta: dict) -> ActorCriticAgent:
-        config = cls.config_class(**meta["config"])
-        action = {k: (np.asarray(v, dtype=np.float32) if isinstance(v, list) else v) for k, v in meta["action"].items()}
-        learner = cls.learner_class(meta["framework"])(meta["obs_dim"], action_dim(action), action["discrete"], config)
-        learner.load(path)
-        agent = cls(learner, meta["env_id"], meta["obs_dim"], action, config)
-        agent.obs_normalizer.stats.load_state(meta["obs_normalizer"])
-        return agent
-
-
-def action_dim(action: dict) -> int:
-    """Logits per observation (discrete) or action dimensions (continuous)."""
-    return int(action["n"]) if action["discrete"] else int(np.prod(action["shape"]))
-
-
-def minibatch_indices(size: int, num_minibatches: int, rng: np.random.Generator) -> np.ndarray:
-    """A shuffled permutation of ``range(size)`` cut into ``num_minibatches`` equal rows (remainder dropped)."""
-    per_batch = size // num_minibatches
-    return rng.permutation(size)[: per_batch * num_minibatches].reshape(num_minibatches, per_batch)
-
-
-def entry_point(agent_class: type[ActorCriticAgent], default_total_steps: dict[str, int], fallback_total_steps: int):
-    """The ``train`` function of an actor-critic algorithm package, with its per-environment step budgets."""
-    return training.entry_point(agent_class, default_total_steps, fallback_total_steps)
 
 
 class RolloutLoop(training.Loop):
@@ -220,14 +116,129 @@ class RolloutLoop(training.Loop):
         restore_object(self.scale_rewards, state["scale_rewards"])
 
 
-def rollout_loop(agent, envs, seed: int, rng, plan: int, workers: int | None = None, ray_address: str | None = None):
-    """The family's loop: :class:`RolloutLoop`, or with ``workers`` its Ray twin, which collects the same
-    rollouts on that many actors (:class:`rlkit.distributed.rollouts.RayRolloutLoop`, imported only then)."""
-    if workers is None:
-        return RolloutLoop(agent, envs, seed, rng, plan)
-    from rlkit.distributed.rollouts import RayRolloutLoop
+class ActorCriticAgent(Agent):
+    """A stochastic policy (categorical or diagonal Gaussian) acting through numpy; subclassed per algorithm."""
 
-    return RayRolloutLoop(agent, envs, seed, rng, plan, workers=workers, ray_address=ray_address)
+    algo = "actor-critic"
+    config_class = ActorCriticConfig
+    #: The loop that trains this family (``rlkit.train(workers=...)`` passes its Ray twin instead).
+    loop_class = RolloutLoop
+
+    def __init__(self, learner, env_id: str, obs_dim: int, action: dict, config: ActorCriticConfig) -> None:
+        super().__init__(learner, env_id, obs_dim, config)
+        self.action, self.discrete = action, action["discrete"]
+        self.obs_normalizer = ObservationNormalizer((obs_dim,), enabled=config.normalize_obs)
+        self.refresh()
+
+    @classmethod
+    def make(cls, env_id, framework: str, config, seed: int = 0, device: str = "cpu"):
+        """A fresh agent for ``env_id`` and the vector environment it trains on."""
+        envs = make_vec_env(env_id, config.num_envs, seed=seed)
+        action = space_info(envs.single_action_space)
+        obs_dim = int(np.prod(envs.single_observation_space.shape))
+        shape = (obs_dim, action_dim(action), action["discrete"])
+        learner = cls.learner_class(framework)(*shape, config, seed, device=device)
+        return cls(learner, env_name(env_id), obs_dim, action, config).trained_on(env_id), envs
+
+    def refresh(self) -> None:
+        """Copy the learner's actor weights (and log std) into the numpy forward pass used for acting."""
+        weights = self.learner.get_weights()
+        actor_arrays = 2 * (len(self.config.hidden_sizes) + 1)
+        self._actor = weights[:actor_arrays]
+        self._std = None if self.discrete else np.exp(weights[-1])
+
+    def policy_output(self, normalized_obs: np.ndarray) -> np.ndarray:
+        """Logits (discrete) or Gaussian means (continuous) for a batch of normalised observations."""
+        return mlp_forward(self._actor, normalized_obs, activation="tanh")
+
+    def export_plan(self) -> PolicyPlan:
+        """The observation normalisation, then argmax over the logits or the Gaussian mean clipped to the
+        bounds."""
+        f32, normalizer, stats = np.float32, self.obs_normalizer, {}
+        if normalizer.enabled:
+            stats = {
+                "obs_mean": normalizer.stats.mean.astype(f32),
+                "obs_std": np.sqrt(normalizer.stats.var + 1e-8).astype(f32),
+                "obs_clip": float(normalizer.clip),
+            }
+        if self.discrete:
+            return PolicyPlan(self.obs_dim, "argmax", self.action["n"], **stats)
+        low, high = (np.asarray(self.action[k], dtype=f32) for k in ("low", "high"))
+        return PolicyPlan(self.obs_dim, "clip", action_dim(self.action), low=low, high=high, **stats)
+
+    def export_network(self):
+        return self.learner.actor
+
+    def export_reference(self, obs: np.ndarray) -> np.ndarray:
+        return self.policy_output(self.obs_normalizer(obs))
+
+    def sample(self, normalized_obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Raw policy samples: action indices, or unclipped Gaussian draws (what log-probabilities refer to)."""
+        out = self.policy_output(normalized_obs)
+        if self.discrete:  # Gumbel-max: argmax(logits + Gumbel noise) is a categorical sample
+            return (out - np.log(-np.log(rng.random(out.shape)))).argmax(axis=1)
+        return (out + self._std * rng.standard_normal(out.shape)).astype(np.float32)
+
+    def to_env(self, actions: np.ndarray) -> np.ndarray:
+        """What the environment receives: Gaussian samples clipped to the action bounds."""
+        if self.discrete:
+            return actions
+        return np.clip(actions, self.action["low"], self.action["high"])
+
+    def act(self, obs: np.ndarray, deterministic: bool = True, rng: np.random.Generator | None = None):
+        """Actions for a batch of raw observations (an action for a single one): the mode, or a sample."""
+        obs = np.asarray(obs, dtype=np.float32)
+        single = obs.ndim == 1
+        normalized = self.obs_normalizer(obs[None] if single else obs)
+        if deterministic:
+            out = self.policy_output(normalized)
+            actions = out.argmax(axis=1) if self.discrete else out
+        else:
+            actions = self.sample(normalized, rng or np.random.default_rng())
+        actions = self.to_env(actions)
+        return (int(actions[0]) if self.discrete else actions[0]) if single else actions
+
+    def loop_state(self) -> dict:
+        """The observation statistics keep changing while training goes on."""
+        return object_state(self.obs_normalizer.stats)
+
+    def load_loop_state(self, state: dict) -> None:
+        restore_object(self.obs_normalizer.stats, state)
+
+    def snapshot(self):
+        """Weights and observation statistics: the policy is both."""
+        return self.get_weights(), self.obs_normalizer.stats.state()
+
+    def restore(self, snapshot) -> None:
+        self.set_weights(snapshot[0])
+        self.obs_normalizer.stats.load_state(snapshot[1])
+
+    def checkpoint_extra(self) -> dict:
+        action = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.action.items()}
+        return {"action": action, "obs_normalizer": self.obs_normalizer.stats.state()}
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path, meta: dict) -> ActorCriticAgent:
+        config = cls.config_class(**meta["config"])
+        action = {k: (np.asarray(v, dtype=np.float32) if isinstance(v, list) else v) for k, v in meta["action"].items()}
+        learner = cls.learner_class(meta["framework"])(meta["obs_dim"], action_dim(action), action["discrete"], config)
+        learner.load(path)
+        agent = cls(learner, meta["env_id"], meta["obs_dim"], action, config)
+        agent.obs_normalizer.stats.load_state(meta["obs_normalizer"])
+        return agent
 
 
-ActorCriticAgent.loop_class = staticmethod(rollout_loop)
+def action_dim(action: dict) -> int:
+    """Logits per observation (discrete) or action dimensions (continuous)."""
+    return int(action["n"]) if action["discrete"] else int(np.prod(action["shape"]))
+
+
+def minibatch_indices(size: int, num_minibatches: int, rng: np.random.Generator) -> np.ndarray:
+    """A shuffled permutation of ``range(size)`` cut into ``num_minibatches`` equal rows (remainder dropped)."""
+    per_batch = size // num_minibatches
+    return rng.permutation(size)[: per_batch * num_minibatches].reshape(num_minibatches, per_batch)
+
+
+def entry_point(agent_class: type[ActorCriticAgent], default_total_steps: dict[str, int], fallback_total_steps: int):
+    """The ``train`` function of an actor-critic algorithm package, with its per-environment step budgets."""
+    return training.entry_point(agent_class, default_total_steps, fallback_total_steps)

@@ -19,6 +19,7 @@ from rlkit.envs import env_name, make_vec_env
 from rlkit.errors import RlkitError
 from rlkit.health import health_signals
 from rlkit.nets import q_network_forward
+from rlkit.policy_plan import PolicyPlan
 from rlkit.schedules import LinearSchedule
 
 #: Environment steps that solve each environment with the default config (used when total_steps is None).
@@ -78,6 +79,17 @@ class DQNAgent(replay.ReplayAgent):
             self._weights, obs, dueling=config.dueling, noisy=config.noisy, n_atoms=config.atoms, noise=noise
         )
         return expected_q(out, self.support) if config.distributional else out
+
+    def export_plan(self) -> PolicyPlan:
+        """Argmax over the Q-values (C51's expected values for a distributional network)."""
+        support = self.support.astype(np.float32) if self.config.distributional else None
+        return PolicyPlan(self.obs_dim, "argmax", self.n_actions, support=support)
+
+    def export_network(self):
+        return self.learner.q
+
+    def export_reference(self, obs: np.ndarray) -> np.ndarray:
+        return self.q_values(obs)
 
     def act(self, obs: np.ndarray, deterministic: bool = True) -> np.ndarray | int:
         """Greedy actions for a batch of observations (an int for a single observation)."""

@@ -18,6 +18,7 @@ from rlkit.algos.off_policy.config import OffPolicyConfig
 from rlkit.envs import env_name, make_vec_env, space_info
 from rlkit.errors import RlkitError
 from rlkit.nets import mlp_forward
+from rlkit.policy_plan import PolicyPlan
 
 
 class OffPolicyAgent(replay.ReplayAgent):
@@ -65,6 +66,16 @@ class OffPolicyAgent(replay.ReplayAgent):
     def actor_output(self, obs: np.ndarray) -> np.ndarray:
         """The actor network's raw output for a batch of observations (numpy, from the last refresh)."""
         return mlp_forward(self._actor, obs)
+
+    def export_plan(self) -> PolicyPlan:
+        """tanh of the actor's first ``action_dim`` outputs, rescaled to the action bounds."""
+        return PolicyPlan(self.obs_dim, "tanh", self.action_dim, low=self.low, high=self.high)
+
+    def export_network(self):
+        return self.learner.actor
+
+    def export_reference(self, obs: np.ndarray) -> np.ndarray:
+        return self.actor_output(obs)[:, : self.action_dim]
 
     def policy(self, obs: np.ndarray) -> np.ndarray:
         """Deterministic actions in [-1, 1] for a batch: tanh of the actor's (first) outputs."""
