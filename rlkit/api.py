@@ -187,8 +187,8 @@ def load(path: str | Path):
 def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbacks, buffer_class, env, run):
     """Rebuild the agent and its run from a resumable checkpoint, check what was passed with it against the
     checkpoint (``run``: framework, seed, hyperparameters; ``env``), and drive it on."""
-    from rlkit.algos.agent_base import training_state_path
     from rlkit.algos.training import drive
+    from rlkit.checkpoints import training_state_path
 
     agent = load(path)
     if agent.algo != algo.lower():
@@ -254,7 +254,7 @@ def _matching_state(path, state_path: Path, meta: dict) -> dict:
     """The run state saved with the weights in ``path``: the one beside them, or, after a save killed between
     its two renames (``Agent.save``), the previous save's, kept under a hidden name until the new weights are in
     place; refused when neither is."""
-    from rlkit.algos.agent_base import previous_state_path
+    from rlkit.checkpoints import previous_state_path
     from rlkit.state import load_state
 
     state = load_state(state_path)

@@ -164,7 +164,7 @@ class SaveCheckpoints(Callback):
     def save_now(self, run, resumable: bool | None = None) -> Path:
         """Write ``step_<N>`` now (and drop the oldest beyond ``keep``); an interrupted run saves here
         resumable whatever ``self.resumable`` says."""
-        from rlkit.algos.agent_base import previous_state_path, training_state_path
+        from rlkit.checkpoints import previous_state_path, training_state_path
 
         resumable = self.resumable if resumable is None else resumable
         path = run.agent.save(self.path(run, f"step_{run.step}"), resumable=resumable)

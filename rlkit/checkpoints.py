@@ -13,6 +13,7 @@ The metadata names the algorithm, framework, environment, network sizes and conf
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -96,3 +97,48 @@ def _check_suffix(path: str | Path, framework: str) -> None:
     if checkpoint_framework(path) != framework:
         wanted = ".pt" if framework == "torch" else ".keras or .weights.h5"
         raise CheckpointError(f"a {framework} agent saves to {wanted}, not '{path}'")
+
+
+# --- the files of one save: where a checkpoint's training state lives, and the previous one while replaced
+
+
+def run_path(agent, logdir: str | Path) -> Path:
+    """Where a run keeps its agent in its logdir: ``agent.pt`` (torch) or ``agent.keras`` (TensorFlow)."""
+    return Path(logdir) / ("agent.pt" if agent.framework == "torch" else "agent.keras")
+
+
+def training_state_path(path: str | Path) -> Path:
+    """Where the training state of the checkpoint ``path`` lives: ``<path>.state.npz``."""
+    path = Path(path)
+    return path.with_name(path.name + ".state.npz")
+
+
+def previous_state_path(path: str | Path) -> Path:
+    """Where the state of the previous save of ``path`` stays while a new one replaces it: a hidden
+    ``.<path>.previous.state.npz`` (see :meth:`rlkit.algos.agent_base.Agent.save`)."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.previous.state.npz")
+
+
+def keep_previous_state(state_path: Path, previous: Path) -> bool:
+    """Hard-link the current state to ``previous`` before a new one replaces it (a copy where the file system has
+    no hard links), replacing a leftover of an earlier save there; False where there is no state to keep."""
+    import shutil
+
+    previous.unlink(missing_ok=True)
+    try:
+        os.link(state_path, previous)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        shutil.copy2(state_path, previous)
+    return True
+
+
+def put_back_state(previous: Path, state_path: Path) -> None:
+    """Move the kept state back to ``state_path``. Where the new state never replaced it, the two names are one
+    file, and a rename between two names of one file does nothing (POSIX): the hidden name is removed instead."""
+    if state_path.exists() and os.path.samefile(previous, state_path):
+        previous.unlink()
+    else:
+        os.replace(previous, state_path)

@@ -170,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
     import rlkit
 
     if args.command == "train":
-        from rlkit.hyperparams import field_types, load_yaml
+        from rlkit.config_files import load_yaml
+        from rlkit.hyperparams import field_types
         from rlkit.registry import config_class
 
         settings = load_yaml(args.config, args.env, args.algo) if args.config else {}

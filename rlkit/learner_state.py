@@ -57,9 +57,8 @@ def _torch_dump(value) -> dict | None:
 
     if isinstance(value, torch.nn.Module):
         return {"module": {k: t.detach().cpu().numpy().copy() for k, t in value.state_dict().items()}}
-    from rlkit.algos.torch_adam import FusedAdam
-
-    if isinstance(value, torch.optim.Optimizer | FusedAdam):
+    # an optimizer by what it does (torch.optim's, and rlkit's FusedAdam, which has the same state_dict)
+    if hasattr(value, "param_groups") and hasattr(value, "load_state_dict"):
         saved = value.state_dict()
         per_param = {
             str(index): {k: (t.detach().cpu().numpy().copy() if torch.is_tensor(t) else t) for k, t in s.items()}

@@ -10,8 +10,9 @@ import pytest
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.algos.rainbow.config import RainbowConfig
 from rlkit.algos.sac.config import SACConfig
+from rlkit.config_files import load_yaml
 from rlkit.errors import RlkitError
-from rlkit.hyperparams import field_docs, load_yaml
+from rlkit.hyperparams import field_docs
 
 
 def test_lossless_conversions_are_made():

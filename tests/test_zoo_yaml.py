@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from rlkit.cli import main
+from rlkit.config_files import load_yaml
 from rlkit.errors import RlkitError
-from rlkit.hyperparams import load_yaml
 from rlkit.registry import config_class
 from rlkit.schedules import LinearSchedule
 from rlkit.zoo_yaml import translate

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import importlib
-import os
 from pathlib import Path
 
 import numpy as np
 
+from rlkit.checkpoints import keep_previous_state, previous_state_path, put_back_state, run_path, training_state_path
 from rlkit.errors import RlkitError, is_count
 from rlkit.logger import History
 from rlkit.version import __version__
@@ -217,45 +217,3 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.framework}, {self.env_id}, hidden={self.config.hidden_sizes})"
-
-
-def run_path(agent: Agent, logdir: str | Path) -> Path:
-    """Where a run keeps its agent in its logdir: ``agent.pt`` (torch) or ``agent.keras`` (TensorFlow)."""
-    return Path(logdir) / ("agent.pt" if agent.framework == "torch" else "agent.keras")
-
-
-def training_state_path(path: str | Path) -> Path:
-    """Where the training state of the checkpoint ``path`` lives: ``<path>.state.npz``."""
-    path = Path(path)
-    return path.with_name(path.name + ".state.npz")
-
-
-def previous_state_path(path: str | Path) -> Path:
-    """Where the state of the previous save of ``path`` stays while a new one replaces it: a hidden
-    ``.<path>.previous.state.npz`` (see :meth:`Agent.save`)."""
-    path = Path(path)
-    return path.with_name(f".{path.name}.previous.state.npz")
-
-
-def keep_previous_state(state_path: Path, previous: Path) -> bool:
-    """Hard-link the current state to ``previous`` before a new one replaces it (a copy where the file system has
-    no hard links), replacing a leftover of an earlier save there; False where there is no state to keep."""
-    import shutil
-
-    previous.unlink(missing_ok=True)
-    try:
-        os.link(state_path, previous)
-    except FileNotFoundError:
-        return False
-    except OSError:
-        shutil.copy2(state_path, previous)
-    return True
-
-
-def put_back_state(previous: Path, state_path: Path) -> None:
-    """Move the kept state back to ``state_path``. Where the new state never replaced it, the two names are one
-    file, and a rename between two names of one file does nothing (POSIX): the hidden name is removed instead."""
-    if state_path.exists() and os.path.samefile(previous, state_path):
-        previous.unlink()
-    else:
-        os.replace(previous, state_path)

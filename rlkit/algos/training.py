@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlkit.algos.agent_base import run_path
+from rlkit.checkpoints import run_path
 from rlkit.envs import EnvRunner, env_name, restore_vector_env_state, solve_threshold, vector_env_state
 from rlkit.evaluate import play_episodes
 from rlkit.learner_state import learner_state, load_learner_state
