@@ -216,10 +216,8 @@ def _learning_rate(value: Any, entry: Entry) -> dict[str, Any]:
         return {"learning_rate": rate, "final_lr_fraction": 0.0 if decays else 1.0}
     if decays:
         raise Refused(f"rlkit's {entry.name} keeps its step sizes constant: write learning_rate: {rate}")
-    rates = {"actor_lr": rate, "critic_lr": rate}
-    if entry.sb3 == "SAC":  # SB3's SAC tunes its entropy coefficient at the same rate
-        rates["alpha_lr"] = rate
-    return rates
+    # every network at SB3's one rate (SB3's SAC tunes its entropy coefficient at it too, as rlkit's)
+    return {"learning_rate": rate}
 
 
 def _normalize(value: Any, entry: Entry) -> dict[str, Any]:

@@ -34,7 +34,7 @@ CASES = {
 
 
 def twins(algo: str, **overrides):
-    settings = {"hidden_sizes": (16, 16), "actor_lr": 1e-2, "critic_lr": 1e-2, "tau": 0.1, **overrides}
+    settings = {"hidden_sizes": (16, 16), "learning_rate": 1e-2, "tau": 0.1, **overrides}
     config = CONFIGS[algo](**settings)
     return [
         importlib.import_module(f"rlkit.algos.{algo}.{fw}").Learner(OBS_DIM, ACTION_DIM, config, seed=3)

@@ -95,13 +95,13 @@ def test_dqn_td3_ddpg_and_sac_entries_translate_key_by_key():
         "target_update": "hard", "target_update_every": 128,  # 10 env steps < a burst every 256: one copy per burst
     }  # fmt: skip
     td3 = {
-        "total_steps": 20_000, "gamma": 0.98, "actor_lr": 1e-3, "critic_lr": 1e-3, "hidden_sizes": (400, 300),
+        "total_steps": 20_000, "gamma": 0.98, "learning_rate": 1e-3, "hidden_sizes": (400, 300),
         "buffer_size": 200_000, "learning_starts": 10_000, "exploration": "gaussian", "exploration_noise": 0.1,
         "train_every": 1, "gradient_steps": 1,
     }  # fmt: skip
     assert load_yaml(ZOO / "td3.yml", "Pendulum-v1", "td3") == td3
     assert load_yaml(ZOO / "ddpg.yml", "Pendulum-v1", "ddpg") == td3
-    sac = {"total_steps": 20_000, "actor_lr": 1e-3, "critic_lr": 1e-3, "alpha_lr": 1e-3}  # SB3 tunes alpha at lr
+    sac = {"total_steps": 20_000, "learning_rate": 1e-3}  # SB3 tunes alpha at lr, as rlkit
     assert load_yaml(ZOO / "sac.yml", "Pendulum-v1", "sac") == sac
 
 
@@ -131,8 +131,8 @@ def test_a_linear_learning_rate_decays_dqn_to_zero_as_sb3s_does():
 
 
 def test_off_policy_learning_rates_are_constant_and_shared():
-    assert zoo("td3", learning_rate=3e-4) == {"actor_lr": 3e-4, "critic_lr": 3e-4}
-    assert zoo("sac", learning_rate=3e-4) == {"actor_lr": 3e-4, "critic_lr": 3e-4, "alpha_lr": 3e-4}
+    assert zoo("td3", learning_rate=3e-4) == {"learning_rate": 3e-4}
+    assert zoo("sac", learning_rate=3e-4) == {"learning_rate": 3e-4}
     message = refusal("sac", learning_rate="lin_3e-4")
     assert (
         "learning_rate: 'lin_3e-4' — rlkit's SAC keeps its step sizes constant: write learning_rate: 0.0003" in message

@@ -1,4 +1,5 @@
-"""What every algorithm's config shares: validation with clear errors, overrides by name, per-env defaults."""
+"""What every algorithm's config shares (validation with clear errors, overrides by name, per-env defaults), and
+the fields of every algorithm that learns from a replay buffer, declared once."""
 
 from __future__ import annotations
 
@@ -57,3 +58,67 @@ class AlgorithmConfig:
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+@dataclass
+class ReplayConfig(AlgorithmConfig):
+    """What every algorithm that learns from a replay buffer shares: DQN (and Rainbow), DDPG, TD3 and SAC.
+
+    The fields are declared here once, with the defaults of DDPG, TD3 and SAC; a family that needs another
+    default (DQN's bursts, buffer and target blend) declares the field again beside its reason, which keeps
+    the field's place and its checks.
+    """
+
+    #: Hidden layer widths of every network (ReLU).
+    hidden_sizes: tuple[int, ...] = (64, 64)
+    #: Adam step size of every network (an algorithm with several networks can set each one's apart).
+    learning_rate: float = 1e-3
+    #: Discount factor.
+    gamma: float = 0.99
+    #: Replay capacity in transitions.
+    buffer_size: int = 100_000
+    #: Transitions per gradient step.
+    batch_size: int = 256
+    #: Environment steps of random play (uniformly random actions) before the first gradient step.
+    learning_starts: int = 1_000
+    #: Environment steps between bursts of gradient steps.
+    train_every: int = 200
+    #: Gradient steps per burst.
+    gradient_steps: int = 200
+    #: Polyak rate of the target networks: target <- (1 - tau) * target + tau * online after each update.
+    tau: float = 0.005
+    #: Multi-step returns: each stored transition carries n rewards and bootstraps from the observation n
+    #: steps later with discount gamma^n (shorter at episode ends; see ``rlkit/nstep.py``). 1 = one-step.
+    n_step: int = 1
+    #: Prioritized replay: sample transitions in proportion to |TD error|^per_alpha and weight their loss by
+    #: importance weights whose exponent beta anneals from ``per_beta_start`` to 1 over training.
+    prioritized: bool = False
+    per_alpha: float = 0.6
+    per_beta_start: float = 0.4
+    #: Parallel environments stepped together.
+    num_envs: int = 1
+    #: Greedy evaluation every ``eval_every`` environment steps over ``eval_episodes`` episodes.
+    eval_every: int = 1_000
+    eval_episodes: int = 10
+    #: Return the weights of the best evaluation instead of the last ones. Off by default: the agent a run
+    #: returns is the one it ended with (``SaveCheckpoints`` keeps the best).
+    keep_best: bool = False
+
+    def checks(self) -> list[tuple[bool, str, str]]:
+        return [
+            (len(self.hidden_sizes) > 0 and all(h > 0 for h in self.hidden_sizes), "hidden_sizes", HIDDEN_SIZES_RULE),
+            (self.learning_rate > 0, "learning_rate", "> 0"),
+            (0 <= self.gamma <= 1, "gamma", "in [0, 1]"),
+            (self.buffer_size >= self.batch_size, "buffer_size", ">= batch_size"),
+            (self.batch_size > 0, "batch_size", "> 0"),
+            (self.learning_starts >= 0, "learning_starts", ">= 0"),
+            (self.train_every > 0, "train_every", "> 0"),
+            (self.gradient_steps > 0, "gradient_steps", "> 0"),
+            (0 < self.tau <= 1, "tau", "in (0, 1]"),
+            (isinstance(self.n_step, int) and self.n_step >= 1, "n_step", "an int >= 1"),
+            (self.per_alpha >= 0, "per_alpha", ">= 0"),
+            (0 <= self.per_beta_start <= 1, "per_beta_start", "in [0, 1]"),
+            (self.num_envs > 0, "num_envs", "> 0"),
+            (self.eval_every > 0, "eval_every", "> 0"),
+            (self.eval_episodes > 0, "eval_episodes", "> 0"),
+        ]

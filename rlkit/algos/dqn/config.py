@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlkit.algos.config_base import HIDDEN_SIZES_RULE, AlgorithmConfig
+from rlkit.algos.config_base import ReplayConfig
 from rlkit.contracts import Field, TensorContract
 from rlkit.nets import init_mlp_weights
 
 
 @dataclass
-class DQNConfig(AlgorithmConfig):
+class DQNConfig(ReplayConfig):
     """Every DQN hyperparameter, with the reason for its default.
 
     At these defaults a CartPole run can solve and then fall before its budget ends: 3 of 10 torch and 4 of 10
@@ -38,14 +38,10 @@ class DQNConfig(AlgorithmConfig):
     final_lr_fraction: float = 1.0
     #: Adam's epsilon, added to the root of the second-moment estimate in each weight's step.
     adam_eps: float = 1e-8
-    #: Discount factor.
-    gamma: float = 0.99
     #: Replay capacity in transitions.
     buffer_size: int = 50_000
     #: Transitions per gradient step.
     batch_size: int = 128
-    #: Environment steps of random-ish play before the first gradient step.
-    learning_starts: int = 1_000
     #: Environment steps between bursts of gradient steps.
     train_every: int = 256
     #: Gradient steps per burst (so 0.5 gradient steps per environment step by default).
@@ -61,14 +57,6 @@ class DQNConfig(AlgorithmConfig):
     tau: float = 0.02
     #: Dueling architecture: a shared trunk, then Q(s, a) = V(s) + A(s, a) - mean_a A(s, a) (Wang et al. 2016).
     dueling: bool = False
-    #: Multi-step returns: each stored transition carries n rewards and bootstraps from the observation n
-    #: steps later with discount gamma^n (shorter at episode ends; see ``rlkit/nstep.py``). 1 = plain DQN.
-    n_step: int = 1
-    #: Prioritized replay: sample transitions in proportion to |TD error|^per_alpha and weight their loss by
-    #: importance weights whose exponent beta anneals from ``per_beta_start`` to 1 over training.
-    prioritized: bool = False
-    per_alpha: float = 0.6
-    per_beta_start: float = 0.4
     #: Noisy networks: every layer's weights get learned, factorised Gaussian noise, W = mu + sigma * eps
     #: (Fortunato et al. 2018); exploration comes from the noise, so epsilon-greedy is switched off (the first
     #: ``learning_starts`` steps are still uniform-random). Initial sigma = ``noisy_sigma0 / sqrt(fan_in)``;
@@ -94,33 +82,16 @@ class DQNConfig(AlgorithmConfig):
     eps_start: float = 1.0
     eps_end: float = 0.02
     eps_fraction: float = 0.1
-    #: Parallel environments stepped together.
-    num_envs: int = 1
-    #: Greedy evaluation every ``eval_every`` environment steps over ``eval_episodes`` episodes.
+    #: Greedy evaluation every ``eval_every`` environment steps (over ``eval_episodes`` episodes).
     eval_every: int = 2_500
-    eval_episodes: int = 10
-    #: Return the weights of the best evaluation instead of the last ones (DQN's return can dip late). Off
-    #: by default: the agent a run returns is the one it ended with (``SaveCheckpoints`` keeps the best).
-    keep_best: bool = False
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [
-            (all(h > 0 for h in self.hidden_sizes) and len(self.hidden_sizes) > 0, "hidden_sizes", HIDDEN_SIZES_RULE),
-            (self.learning_rate > 0, "learning_rate", "> 0"),
+            *super().checks(),
             (0 <= self.final_lr_fraction <= 1, "final_lr_fraction", "in [0, 1]"),
             (self.adam_eps > 0, "adam_eps", "> 0"),
-            (0 <= self.gamma <= 1, "gamma", "in [0, 1]"),
-            (self.buffer_size >= self.batch_size, "buffer_size", ">= batch_size"),
-            (self.batch_size > 0, "batch_size", "> 0"),
-            (self.learning_starts >= 0, "learning_starts", ">= 0"),
-            (self.train_every > 0, "train_every", "> 0"),
-            (self.gradient_steps > 0, "gradient_steps", "> 0"),
             (self.target_update in ("hard", "polyak"), "target_update", "'hard' or 'polyak'"),
             (self.target_update_every > 0, "target_update_every", "> 0"),
-            (0 < self.tau <= 1, "tau", "in (0, 1]"),
-            (isinstance(self.n_step, int) and self.n_step >= 1, "n_step", "an int >= 1"),
-            (self.per_alpha >= 0, "per_alpha", ">= 0"),
-            (0 <= self.per_beta_start <= 1, "per_beta_start", "in [0, 1]"),
             (self.noisy_sigma0 > 0, "noisy_sigma0", "> 0"),
             (isinstance(self.n_atoms, int) and self.n_atoms >= 2, "n_atoms", "an int >= 2"),
             (self.v_min < self.v_max, "v_min", f"< v_max = {self.v_max}"),
@@ -133,9 +104,6 @@ class DQNConfig(AlgorithmConfig):
             ),
             (0 <= self.eps_end <= self.eps_start <= 1, "eps_start/eps_end", "0 <= eps_end <= eps_start <= 1"),
             (0 < self.eps_fraction <= 1, "eps_fraction", "in (0, 1]"),
-            (self.num_envs > 0, "num_envs", "> 0"),
-            (self.eval_every > 0, "eval_every", "> 0"),
-            (self.eval_episodes > 0, "eval_episodes", "> 0"),
         ]
 
     @property

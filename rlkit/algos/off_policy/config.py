@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rlkit.algos.config_base import HIDDEN_SIZES_RULE, AlgorithmConfig
+from rlkit.algos.config_base import ReplayConfig
 from rlkit.contracts import Field, TensorContract
 from rlkit.nets import init_mlp_weights
 
@@ -19,63 +19,29 @@ METRICS = ("critic_loss", "q_mean", "actor_loss", "alpha")
 
 
 @dataclass
-class OffPolicyConfig(AlgorithmConfig):
-    """Every hyperparameter the three algorithms share; each subclass adds its own."""
+class OffPolicyConfig(ReplayConfig):
+    """What the three algorithms share beyond every replay algorithm's fields (:class:`ReplayConfig`, whose
+    defaults are theirs); each subclass adds its own."""
 
     #: Hidden layer widths of the actor and of each critic (ReLU). SAC on Pendulum needs ~3,000 gradient
     #: steps whatever the width, so the width sets the wall time: 64x64 steps about 4x faster than 256x256.
     hidden_sizes: tuple[int, ...] = (64, 64)
-    #: Adam step sizes of the actor and the critics.
-    actor_lr: float = 1e-3
-    critic_lr: float = 1e-3
-    #: Discount factor.
-    gamma: float = 0.99
-    #: Polyak rate of the target networks: target <- (1 - tau) * target + tau * online after each update.
-    tau: float = 0.005
-    #: Replay capacity (transitions) and transitions per gradient step.
-    buffer_size: int = 100_000
-    batch_size: int = 256
-    #: Environment steps of uniformly random actions before the first gradient step.
-    learning_starts: int = 1_000
-    #: Environment steps between bursts, and gradient steps per burst (1 gradient step per env step).
-    train_every: int = 200
-    gradient_steps: int = 200
-    #: Multi-step returns: each stored transition carries n rewards and bootstraps from the observation n
-    #: steps later with discount gamma^n (shorter at episode ends; see ``rlkit/nstep.py``). 1 = one-step.
-    n_step: int = 1
-    #: Prioritized replay: sample transitions in proportion to |TD error|^per_alpha (the critics' mean) and
-    #: weight their critic loss by importance weights whose exponent anneals from ``per_beta_start`` to 1.
-    prioritized: bool = False
-    per_alpha: float = 0.6
-    per_beta_start: float = 0.4
-    #: Parallel environments stepped together.
-    num_envs: int = 1
-    #: Greedy evaluation every ``eval_every`` environment steps over ``eval_episodes`` episodes.
-    eval_every: int = 1_000
-    eval_episodes: int = 10
-    #: Return the weights of the best evaluation instead of the last ones. Off by default: the agent a run
-    #: returns is the one it ended with (``SaveCheckpoints`` keeps the best).
-    keep_best: bool = False
+    #: Adam step sizes of the actor and of the critics where they differ from ``learning_rate`` (None: it).
+    actor_lr: float | None = None
+    critic_lr: float | None = None
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [
-            (len(self.hidden_sizes) > 0 and all(h > 0 for h in self.hidden_sizes), "hidden_sizes", HIDDEN_SIZES_RULE),
-            (self.actor_lr > 0, "actor_lr", "> 0"),
-            (self.critic_lr > 0, "critic_lr", "> 0"),
-            (0 <= self.gamma <= 1, "gamma", "in [0, 1]"),
-            (0 < self.tau <= 1, "tau", "in (0, 1]"),
-            (self.buffer_size >= self.batch_size, "buffer_size", ">= batch_size"),
-            (self.batch_size > 0, "batch_size", "> 0"),
-            (self.learning_starts >= 0, "learning_starts", ">= 0"),
-            (self.train_every > 0, "train_every", "> 0"),
-            (self.gradient_steps > 0, "gradient_steps", "> 0"),
-            (self.n_step >= 1, "n_step", ">= 1"),
-            (self.per_alpha >= 0, "per_alpha", ">= 0"),
-            (0 <= self.per_beta_start <= 1, "per_beta_start", "in [0, 1]"),
-            (self.num_envs > 0, "num_envs", "> 0"),
-            (self.eval_every > 0, "eval_every", "> 0"),
-            (self.eval_episodes > 0, "eval_episodes", "> 0"),
+            *super().checks(),
+            (self.actor_lr is None or self.actor_lr > 0, "actor_lr", "> 0 or None"),
+            (self.critic_lr is None or self.critic_lr > 0, "critic_lr", "> 0 or None"),
         ]
+
+    def step_size(self, network: str) -> float:
+        """The Adam step size of ``network`` ("actor", "critic"; SAC also "alpha"): its own where set, else
+        ``learning_rate``."""
+        own = getattr(self, f"{network}_lr")
+        return self.learning_rate if own is None else own
 
 
 def off_policy_contract(owner: str, obs_dim: int, action_dim: int, noise_draws: int) -> TensorContract:

@@ -152,9 +152,9 @@ class OffPolicyLearner:
         )
         # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
         # uses torch's formula
-        self.actor_optimizer = TorchAdam(learning_rate=config.actor_lr, epsilon=1e-8)
+        self.actor_optimizer = TorchAdam(learning_rate=config.step_size("actor"), epsilon=1e-8)
         self.critic_optimizer = TorchAdam(
-            learning_rate=config.critic_lr, epsilon=1e-8
+            learning_rate=config.step_size("critic"), epsilon=1e-8
         )
         self.actor_optimizer.build(self.actor.trainable_variables)
         self.critic_optimizer.build(self.critic_variables())

@@ -18,10 +18,14 @@ class SACConfig(OffPolicyConfig):
     auto_alpha: bool = True
     #: The fixed alpha, or the starting value of the tuned one.
     alpha: float = 1.0
-    #: Adam step size of log alpha.
-    alpha_lr: float = 1e-3
+    #: Adam step size of log alpha where it differs from ``learning_rate`` (None: it).
+    alpha_lr: float | None = None
     #: Entropy the tuning aims for; None means -action_dim, the usual heuristic.
     target_entropy: float | None = None
 
     def checks(self) -> list[tuple[bool, str, str]]:
-        return [*super().checks(), (self.alpha > 0, "alpha", "> 0"), (self.alpha_lr > 0, "alpha_lr", "> 0")]
+        return [
+            *super().checks(),
+            (self.alpha > 0, "alpha", "> 0"),
+            (self.alpha_lr is None or self.alpha_lr > 0, "alpha_lr", "> 0 or None"),
+        ]
