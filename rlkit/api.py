@@ -79,7 +79,8 @@ def train(
     naming both). What a resumed run may change: ``total_steps``, ``callbacks``, ``logdir``, ``save``,
     ``progress``, ``stop_when_solved`` (and ``buffer_class``, ``env_kwargs``, ``wrappers``).
     ``device`` is where a torch learner trains: "cpu" (default), "cuda", "cuda:N", "mps" or "auto" (the first
-    of CUDA, MPS, CPU that torch sees); acting stays in numpy on the CPU. TensorFlow chooses its device itself
+    of CUDA, MPS, CPU that torch sees); acting stays in numpy on the CPU. A resumed run goes on on the device
+    named now, whichever one it was saved from (checkpoints hold CPU arrays). TensorFlow chooses its device itself
     (a GPU when its GPU build sees one), so a TF run takes only "cpu" or "auto".
     ``workers`` (PPO and A2C) collects each rollout on that many Ray actors, the ``num_envs`` environments
     split between them, with the same data as in one process (see :mod:`rlkit.distributed.rollouts`);
@@ -97,8 +98,6 @@ def train(
     if resume is not None and (workers is not None or ray_address is not None):
         raise RlkitError("a resumed run continues in one process: workers= and ray_address= apply to a new run")
     if resume is not None:
-        if device != "cpu":
-            raise RlkitError(f"a resumed run continues on the CPU: device={device!r} applies to a new run")
         given = env_kwargs or wrappers or not (env is None or isinstance(env, str))
         source = env_source(env or DEFAULT_ENV, env_kwargs, wrappers) if given else None  # default: the checkpoint's
         if source is None and env is not None:
@@ -109,7 +108,7 @@ def train(
         from rlkit.checkpoints import checkpoint_framework
 
         check_outputs(save, logdir, checkpoint_framework(resume))  # before the resumed steps, not after them
-        options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source, "run": run}
+        options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source, "run": run, "device": device}
         with locked(logdir, resume, overwrite), _keep_interrupted(save):
             result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
         if save is not None:
@@ -171,26 +170,28 @@ def _keep_interrupted(save):
         raise interrupted(exc.signal, Path(save), exc.result, finished=exc.finished) from None
 
 
-def load(path: str | Path):
-    """Rebuild a saved agent (any algorithm, either framework) from its checkpoint file."""
+def load(path: str | Path, device: str = "cpu"):
+    """Rebuild a saved agent (any algorithm, either framework) from its checkpoint file, its torch learner on
+    ``device`` (as :func:`train`'s: "cpu", "cuda", "cuda:N", "mps", "auto"), whichever device saved it."""
     meta = read_meta(path)
     try:
         agent_class = algorithm(meta["algo"]).agent_class
         check_framework(meta["framework"])
-        return agent_class.from_checkpoint(path, meta)
+        _check_device(device, meta["framework"])
+        return agent_class.from_checkpoint(path, meta, device=device)
     except RlkitError:
         raise
     except Exception as exc:
         raise CheckpointError(f"'{path}' could not be restored: {exc}") from None
 
 
-def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbacks, buffer_class, env, run):
+def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbacks, buffer_class, env, run, device):
     """Rebuild the agent and its run from a resumable checkpoint, check what was passed with it against the
     checkpoint (``run``: framework, seed, hyperparameters; ``env``), and drive it on."""
     from rlkit.algos.training import drive
     from rlkit.checkpoints import training_state_path
 
-    agent = load(path)
+    agent = load(path, device)
     if agent.algo != algo.lower():
         raise RlkitError(f"'{path}' holds a {agent.algo} agent, not {algo}")
     state_path = training_state_path(path)

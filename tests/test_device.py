@@ -39,9 +39,38 @@ def test_tensorflow_runs_refuse_a_named_torch_device():
         rlkit.train("dqn", framework="tf", total_steps=100, device="cuda", progress=False)
 
 
-def test_a_resumed_run_refuses_a_device_it_would_ignore(tmp_path):
-    with pytest.raises(RlkitError, match="a resumed run continues on the CPU"):
-        rlkit.train("dqn", resume=tmp_path / "agent.pt", device="auto")
+@pytest.mark.parametrize(
+    ("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.actor_critic.torch")]
+)
+def test_load_and_resume_take_a_device(algo, twin, tmp_path, monkeypatch):
+    """``rlkit.load(path, device=)`` and ``rlkit.train(resume=..., device=)`` build the learner where they are
+    told, whatever device saved the checkpoint; a device this machine lacks is refused by name."""
+    import importlib
+
+    path = tmp_path / "agent.pt"
+    options = {"learning_starts": 200} if algo == "dqn" else {}
+    rlkit.train(algo, total_steps=600, progress=False, eval_every=600, save=path, **options)
+    asked = []
+    module = importlib.import_module(twin)
+    monkeypatch.setattr(module, "resolve_device", lambda name: asked.append(name) or resolve_device(name))
+    assert rlkit.load(path, device="auto").learner.device.type == resolve_device("auto").split(":")[0]
+    assert asked == ["auto"]
+    if not CUDA:
+        with pytest.raises(RlkitError, match=r"device 'cuda': torch .* sees 0 CUDA device\(s\)"):
+            rlkit.load(path, device="cuda")
+        with pytest.raises(RlkitError, match=r"device 'cuda': torch .* sees 0 CUDA device\(s\)"):
+            rlkit.train(algo, resume=path, device="cuda", total_steps=800, progress=False)
+
+
+@gpu
+def test_a_run_saved_on_the_cpu_resumes_on_the_gpu(tmp_path):
+    path = tmp_path / "agent.pt"
+    rlkit.train("td3", "Pendulum-v1", total_steps=600, progress=False, learning_starts=200, eval_every=600)
+    first = rlkit.train("td3", "Pendulum-v1", total_steps=1_200, progress=False, learning_starts=200,
+                        eval_every=600, save=path)  # fmt: skip
+    first.agent.save(path, resumable=True)
+    resumed = rlkit.train("td3", resume=path, device="cuda", total_steps=1_800, progress=False)
+    assert resumed.agent.learner.device.type == "cuda" and resumed.steps == 1_800
 
 
 @pytest.mark.parametrize(

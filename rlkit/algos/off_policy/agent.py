@@ -131,10 +131,11 @@ class OffPolicyAgent(replay.ReplayAgent):
         return {"action": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.action.items()}}
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path, meta: dict) -> OffPolicyAgent:
+    def from_checkpoint(cls, path: str | Path, meta: dict, device: str = "cpu") -> OffPolicyAgent:
         config = cls.config_class(**meta["config"])
         action = dict(meta["action"], shape=tuple(meta["action"]["shape"]))
         action["low"], action["high"] = (np.asarray(action[k], dtype=np.float32) for k in ("low", "high"))
-        learner = cls.learner_class(meta["framework"])(meta["obs_dim"], int(np.prod(action["shape"])), config)
+        action_dim = int(np.prod(action["shape"]))
+        learner = cls.learner_class(meta["framework"])(meta["obs_dim"], action_dim, config, device=device)
         learner.load(path)
         return cls(learner, meta["env_id"], meta["obs_dim"], action, config)
