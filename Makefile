@@ -84,8 +84,8 @@ lab: $(STAMP)
 SHOWN = $(shell sed -n 's|.*literalinclude} \.\./\([^ \\"]*\).*|\1|p' notebooks/*.ipynb | sort -u)
 
 lint: $(STAMP)
-	$(BIN)/ruff check rlkit tests benchmarks
-	$(BIN)/ruff format --check rlkit tests benchmarks
+	$(BIN)/ruff check rlkit course tests benchmarks _ext
+	$(BIN)/ruff format --check rlkit course tests benchmarks _ext
 	$(BIN)/ruff check --no-force-exclude --line-length 85 $(SHOWN)
 	$(BIN)/ruff format --check --no-force-exclude --line-length 85 $(SHOWN)
 

@@ -1,6 +1,6 @@
 """Benchmark: does torch's BLAS take its fast path on this CPU? (Intel MKL on AMD processors.)
 
-:mod:`rlkit.blas` times a small matrix product and a Linear layer in fresh processes, as shipped and with MKL's
+:mod:`course.blas` times a small matrix product and a Linear layer in fresh processes, as shipped and with MKL's
 vendor check answered "Intel" by a preloaded one-line library (gcc or cc needed); ``--updates`` does the same
 for the replay algorithms' torch gradient steps (``update_cost.py``). On an Intel CPU both columns should
 agree. TensorFlow's oneDNN checks instructions, not the vendor, and is not affected.
@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rlkit.blas import build_shim, probe, run_preloaded
+from course.blas import build_shim, probe, run_preloaded
 from rlkit.hardware import cpu_model, cpu_vendor
 
 

@@ -1,7 +1,7 @@
 """Benchmark: where a GPU starts to pay for rlkit's updates and acting, network width x batch size.
 
-Times one Adam step (:func:`rlkit.hardware.time_update`) and one forward pass
-(:func:`rlkit.hardware.time_forward`, and numpy's) on the CPU and on a CUDA device, each starting from
+Times one Adam step (:func:`course.timing.time_update`) and one forward pass
+(:func:`course.timing.time_forward`, and numpy's) on the CPU and on a CUDA device, each starting from
 numpy arrays and ending when the device is done, and writes the medians to a JSON file that chapter 43
 reads (``benchmarks/gpu_crossover.json``). Run it on a machine with a GPU:
 
@@ -18,7 +18,7 @@ import platform
 import sys
 from pathlib import Path
 
-from rlkit.hardware import time_forward, time_update
+from course.timing import time_forward, time_update
 
 WIDTHS = (64, 256, 1024)
 UPDATE_BATCHES = (32, 256, 2048)

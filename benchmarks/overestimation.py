@@ -4,7 +4,7 @@ Chapter 12 reads the file this writes (``benchmarks/results/overestimation.json`
 Each run is DQN with its defaults on CartPole-v1 in TensorFlow for 15,000 steps, final weights
 (``keep_best=False``), as vanilla DQN, with the double target, and with the double target and a dueling
 network. Its over-estimation is measured as the chapter measures it
-(:func:`rlkit.pitfalls.overestimation.q_against_returns`): the mean predicted max_a Q(s, a) over the states of
+(:func:`course.pitfalls.overestimation.q_against_returns`): the mean predicted max_a Q(s, a) over the states of
 5 greedy episodes, against the discounted return that followed, as a share of that return. The file also keeps
 the mean of each run's greedy evaluations (10 episodes every 2,500 steps), the area under its learning curve.
 Twenty seeds per variant are 60 runs, about ten minutes of CPU: longer than a chapter may take.
@@ -35,7 +35,7 @@ STEPS = 15_000
 def run_one(task: tuple[str, int, int]) -> dict:
     """One (variant, seed) run, as the results file keeps it."""
     import rlkit
-    from rlkit.pitfalls.overestimation import q_against_returns
+    from course.pitfalls.overestimation import q_against_returns
 
     variant, seed, steps = task
     start = time.process_time()

@@ -2,7 +2,7 @@
 
 Chapter 13 reads the file this writes (``benchmarks/results/replay_schemes.json``, committed with the code).
 Each run is DQN with its defaults on CartPole-v1 in TensorFlow, only the replay buffer changed
-(``rlkit.pitfalls.bucketed_replay.steps_to_solve``), stopped at its first greedy evaluation (every 2,500
+(``course.pitfalls.bucketed_replay.steps_to_solve``), stopped at its first greedy evaluation (every 2,500
 steps) at 475; a run that does not get there within the budget is kept with ``solved_at`` None. Ten seeds
 per scheme are 30 runs, about seven minutes of CPU on a 2-core Intel Xeon: longer than a chapter may take.
 
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 from _results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 
+from course.pitfalls.bucketed_replay import REPLAYS, permutation_p_value, steps_to_solve
 from rlkit.algos.dqn.config import DQNConfig
-from rlkit.pitfalls.bucketed_replay import REPLAYS, permutation_p_value, steps_to_solve
 
 RESULTS = Path(__file__).resolve().parent / "results" / "replay_schemes.json"
 BUDGET = 40_000

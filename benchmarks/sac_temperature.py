@@ -2,7 +2,7 @@
 
 Chapter 32 reads the file this writes (``benchmarks/results/sac_temperature.json``, committed with the code).
 Three seeds are too few to rank the settings by stability: on two CPUs (AMD, Intel) the same three seeds
-rounded differently and the ranking changed. So every setting of ``rlkit.pitfalls.alpha_tape.TEMPERATURES``
+rounded differently and the ranking changed. So every setting of ``course.pitfalls.alpha_tape.TEMPERATURES``
 runs here for ten seeds, in TensorFlow, with the chapter's evaluations (every 500 steps, 20 new episodes):
 
 * the three *stability* settings (automatic tuning, alpha fixed at 0.2 and at 0.05) train to 7,000 steps,
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from _results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 
-from rlkit.pitfalls.alpha_tape import DIP_BELOW, TEMPERATURES, after_solving, temperature_run, temperature_summary
+from course.pitfalls.alpha_tape import DIP_BELOW, TEMPERATURES, after_solving, temperature_run, temperature_summary
 
 RESULTS = Path(__file__).resolve().parent / "results" / "sac_temperature.json"
 #: The settings trained on past solving, to see whether the solved policy holds; the others stop at -200.

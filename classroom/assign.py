@@ -42,7 +42,7 @@ class Exercise:
     title: str  # the chapter's title
     heading: str  # what the exercise asks for, from its "## Exercise: ..." heading
     name: str  # the function the student writes
-    check: str  # the rlkit.exercises function that checks it
+    check: str  # the course.exercises function that checks it
     prose: str  # the exercise's markdown, from its "## Exercise" heading on
     stub: str  # the stub cell, as students get it
     reference: str  # the chapter's solution, defining `name` (no check call, no further experiments)
@@ -102,7 +102,7 @@ def public_test(exercise: Exercise) -> str:
     return (
         '""" # BEGIN TEST CONFIG\npoints: 1\n""" # END TEST CONFIG\n'
         f"def test_{exercise.name}_check({exercise.name}):\n"
-        f"    from rlkit.exercises import {exercise.check}\n\n"
+        f"    from course.exercises import {exercise.check}\n\n"
         f"    {exercise.check}({exercise.name}, strict=True)\n"
     )
 
@@ -158,7 +158,7 @@ def source_notebook(exercise: Exercise, install_cell: str) -> nbformat.NotebookN
             "with other inputs."
         ),
         nbformat.v4.new_code_cell(install_cell),
-        nbformat.v4.new_code_cell(f"import numpy as np\n\nfrom rlkit.exercises import {exercise.check}"),
+        nbformat.v4.new_code_cell(f"import numpy as np\n\nfrom course.exercises import {exercise.check}"),
         _raw(f"# BEGIN QUESTION\nname: {exercise.name}\ncheck_cell: false"),
         nbformat.v4.new_markdown_cell(exercise.prose),
         _raw("# BEGIN SOLUTION"),

@@ -1,7 +1,7 @@
 """The answer key of the student-facing checks: ``python -m classroom.expectations`` writes
-``rlkit/exercises/expected.json``.
+``course/exercises/expected.json``.
 
-A check in ``rlkit.exercises`` compares a student's result on its fixed inputs with stored numbers: the right
+A check in ``course.exercises`` compares a student's result on its fixed inputs with stored numbers: the right
 answer, and the results of the usual mistakes (so it can say *which* mistake it sees). The formulas that give
 those numbers live here, outside the package students install, so that reading a check's source shows its
 inputs, its messages and numbers, not the code of the answer. ``tests/test_exercises.py`` recomputes the file
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from rlkit.exercises import continuous, engineering, policy_gradient, value_based
+from course.exercises import continuous, engineering, policy_gradient, value_based
 
 ROOT = Path(__file__).resolve().parents[1]
-STORED = ROOT / "rlkit" / "exercises" / "expected.json"
+STORED = ROOT / "course" / "exercises" / "expected.json"
 
 
 def td_target() -> dict:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import benchmark_script, run_benchmark
 
-from rlkit.pitfalls.bucketed_replay import REPLAYS
+from course.pitfalls.bucketed_replay import REPLAYS
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "benchmarks" / "results" / "replay_schemes.json"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import benchmark_script, run_benchmark
 
-from rlkit.pitfalls.alpha_tape import TEMPERATURES, after_solving
+from course.pitfalls.alpha_tape import TEMPERATURES, after_solving
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "benchmarks" / "results" / "sac_temperature.json"

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlkit.estimators import (
+from course.estimators import (
     ESTIMATORS,
     VARIANTS,
     LinearSoftmaxPolicy,

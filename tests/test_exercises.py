@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-import rlkit.exercises
-from rlkit.exercises import ExerciseError, check_bootstrap_mask, check_td_target
+import course.exercises
+from course.exercises import ExerciseError, check_bootstrap_mask, check_td_target
 
 
 def test_td_target_check_accepts_the_answer_and_explains_mistakes(capsys):
@@ -36,10 +36,10 @@ def not_attempted(*args):
     raise NotImplementedError
 
 
-@pytest.mark.parametrize("name", [name for name in rlkit.exercises.__all__ if name.startswith("check_")])
+@pytest.mark.parametrize("name", [name for name in course.exercises.__all__ if name.startswith("check_")])
 def test_an_unfilled_stub_is_not_attempted_and_strict_mode_refuses_it(name, capsys):
     """Run all on a chapter goes on past an unfilled stub; the reference solution's check does not."""
-    check = getattr(rlkit.exercises, name)
+    check = getattr(course.exercises, name)
     check(not_attempted)
     assert "not_attempted is not attempted yet" in capsys.readouterr().out
     with pytest.raises(ExerciseError, match="not attempted yet"):
@@ -47,7 +47,7 @@ def test_an_unfilled_stub_is_not_attempted_and_strict_mode_refuses_it(name, caps
 
 
 def test_the_stored_numbers_are_the_instructor_formulas():
-    """The checks compare with numbers in rlkit/exercises/expected.json; they must be what the formulas in
+    """The checks compare with numbers in course/exercises/expected.json; they must be what the formulas in
     classroom/expectations.py give (run `python -m classroom.expectations` after changing a check's inputs)."""
     from classroom.expectations import STORED, answer_key
 
@@ -58,16 +58,16 @@ def test_no_check_computes_its_answer():
     """The student-facing checks hold inputs, messages and stored numbers: no formula of an answer."""
     import inspect
 
-    import rlkit.exercises.continuous
-    import rlkit.exercises.engineering
-    import rlkit.exercises.policy_gradient
-    import rlkit.exercises.value_based
+    import course.exercises.continuous
+    import course.exercises.engineering
+    import course.exercises.policy_gradient
+    import course.exercises.value_based
 
     modules = (
-        rlkit.exercises.value_based,
-        rlkit.exercises.policy_gradient,
-        rlkit.exercises.continuous,
-        rlkit.exercises.engineering,
+        course.exercises.value_based,
+        course.exercises.policy_gradient,
+        course.exercises.continuous,
+        course.exercises.engineering,
     )
     for module in modules:
         source = inspect.getsource(module)
@@ -85,7 +85,7 @@ def test_a_check_wants_the_function_not_its_result():
 
 
 def test_policy_gradient_checks_accept_answers_and_explain_mistakes():
-    from rlkit.exercises import (
+    from course.exercises import (
         check_a2c_policy_loss,
         check_clipped_surrogate,
         check_gaussian_log_prob,
@@ -168,7 +168,7 @@ def softplus(x):
     ],
 )
 def test_continuous_control_checks(check, answer, mistakes, capsys):
-    check_function = getattr(rlkit.exercises, check)
+    check_function = getattr(course.exercises, check)
     check_function(answer)
     assert "checks passed" in capsys.readouterr().out
     for explanation, wrong in mistakes.items():
@@ -177,8 +177,8 @@ def test_continuous_control_checks(check, answer, mistakes, capsys):
 
 
 def test_categorical_projection_check(capsys):
+    from course.exercises import check_categorical_projection
     from rlkit.distributional import project_distribution
-    from rlkit.exercises import check_categorical_projection
 
     check_categorical_projection(project_distribution)
     assert "checks passed" in capsys.readouterr().out
@@ -198,7 +198,7 @@ def test_categorical_projection_check(capsys):
 
 
 def test_priority_weights_check(capsys):
-    from rlkit.exercises import check_priority_weights
+    from course.exercises import check_priority_weights
 
     def right(priorities, indices, alpha, beta):
         probabilities = priorities**alpha / (priorities**alpha).sum()
@@ -228,7 +228,7 @@ def test_priority_weights_check(capsys):
 
 
 def test_double_target_check(capsys):
-    from rlkit.exercises import check_double_target
+    from course.exercises import check_double_target
 
     def right(r, q_online, q_target, done, gamma):
         return r + gamma * (1 - done) * q_target[np.arange(len(r)), q_online.argmax(axis=1)]
@@ -246,7 +246,7 @@ def test_double_target_check(capsys):
 
 
 def test_soft_update_check(capsys):
-    from rlkit.exercises import check_soft_update
+    from course.exercises import check_soft_update
 
     def right(target, online, tau):
         for t, o in zip(target, online, strict=True):
@@ -276,7 +276,7 @@ def test_soft_update_check(capsys):
 
 
 def test_action_entropy_check(capsys):
-    from rlkit.exercises import check_action_entropy
+    from course.exercises import check_action_entropy
 
     def right(q_values):
         counts = np.bincount(q_values.argmax(axis=1), minlength=q_values.shape[1])
@@ -322,11 +322,11 @@ def test_check_seeded_rollout_accepts_the_solution_and_catches_the_usual_mistake
                 done = terminated or truncated
         return np.array(starts), actions
 
-    rlkit.exercises.check_seeded_rollout(rollout)
+    course.exercises.check_seeded_rollout(rollout)
     with pytest.raises(ExerciseError, match="action_space.seed"):
-        rlkit.exercises.check_seeded_rollout(lambda seed: rollout(seed, seed_actions=False))
+        course.exercises.check_seeded_rollout(lambda seed: rollout(seed, seed_actions=False))
     with pytest.raises(ExerciseError, match="first reset only"):
-        rlkit.exercises.check_seeded_rollout(lambda seed: rollout(seed, reseed_every_episode=True))
+        course.exercises.check_seeded_rollout(lambda seed: rollout(seed, reseed_every_episode=True))
 
 
 def test_check_standardize_accepts_the_root_of_var_plus_eps_only():
@@ -340,15 +340,15 @@ def test_check_standardize_accepts_the_root_of_var_plus_eps_only():
         centred = x - x.mean()
         return centred / (torch.sqrt((centred**2).mean()) + 1e-8)
 
-    rlkit.exercises.check_standardize(inside)
+    course.exercises.check_standardize(inside)
     with pytest.raises(ExerciseError, match="inside the root"):
-        rlkit.exercises.check_standardize(outside)
+        course.exercises.check_standardize(outside)
     with pytest.raises(ExerciseError, match="no gradient"):
-        rlkit.exercises.check_standardize(lambda x: inside(x).detach())
+        course.exercises.check_standardize(lambda x: inside(x).detach())
 
 
 def test_check_to_env_units_accepts_the_rescaling_and_explains_mistakes(capsys):
-    from rlkit.exercises import check_to_env_units
+    from course.exercises import check_to_env_units
 
     check_to_env_units(lambda a, low, high: low + (a + 1.0) * 0.5 * (high - low))
     assert "all checks passed" in capsys.readouterr().out
@@ -370,7 +370,7 @@ def test_check_to_env_units_accepts_the_rescaling_and_explains_mistakes(capsys):
 def test_check_headless_frame_accepts_the_first_frame_and_explains_mistakes(capsys):
     import gymnasium as gym
 
-    from rlkit.exercises import check_headless_frame
+    from course.exercises import check_headless_frame
 
     def first_frame(env_id, seed, mode="rgb_array", reset_seed=lambda seed: seed):
         env = gym.make(env_id, render_mode=mode)

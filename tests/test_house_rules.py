@@ -130,7 +130,7 @@ def test_every_pyobject_listing_exists(chapter, target, pyobject):
 
 
 # The book's code column shows about 85 characters without scrolling sideways; 85 also lets the twins sit
-# side by side in JupyterLab (rlkit.show.side_by_side).
+# side by side in JupyterLab (course.show.side_by_side).
 BOOK_COLUMNS = 85
 
 

@@ -1,4 +1,4 @@
-"""rlkit.measured: the chapters read the benchmarks' committed results files through it."""
+"""course.measured: the chapters read the benchmarks' committed results files through it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rlkit.measured import committed_results
+from course.measured import committed_results
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 

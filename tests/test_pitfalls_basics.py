@@ -4,10 +4,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from course.pitfalls import acting_speed, broadcasting, dtypes, overestimation, statistics
 from rlkit.algos.dqn.config import DQNConfig, initial_q_weights
 from rlkit.errors import RlkitError
 from rlkit.nets import q_network_forward
-from rlkit.pitfalls import acting_speed, broadcasting, dtypes, overestimation, statistics
 
 
 def test_broadcast_experiment_tells_the_bug_from_the_right_shapes():

@@ -10,9 +10,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from course.pitfalls import action_smoothness, alpha_tape, pendulum_reward, q_clamp, target_no_grad, tf_function_state
+from course.pitfalls.done_handling import register_variant
 from rlkit.envs import solve_threshold
-from rlkit.pitfalls import action_smoothness, alpha_tape, pendulum_reward, q_clamp, target_no_grad, tf_function_state
-from rlkit.pitfalls.done_handling import register_variant
 
 
 class SparsePendulum(gym.Wrapper):

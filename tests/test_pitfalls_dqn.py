@@ -4,8 +4,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from course.pitfalls import done_handling, target_network
 from rlkit.errors import RlkitError
-from rlkit.pitfalls import done_handling, target_network
 
 
 def test_target_lag_follows_polyak_and_periodic_copies():
@@ -88,7 +88,7 @@ def test_normalized_rewards_divide_by_the_running_scale_of_the_return():
 
 
 def test_bucketed_replay_draws_its_share_from_the_top_bucket():
-    from rlkit.pitfalls.bucketed_replay import BucketedReplayBuffer
+    from course.pitfalls.bucketed_replay import BucketedReplayBuffer
 
     buffer = BucketedReplayBuffer(100, (1,), seed=0, high_fraction=0.25)
     with pytest.raises(RlkitError, match="empty"):

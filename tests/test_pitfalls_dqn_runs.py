@@ -2,7 +2,7 @@
 
 import pytest
 
-from rlkit.pitfalls import done_handling
+from course.pitfalls import done_handling
 
 
 def test_time_limit_run_records_the_cut_as_termination_and_lowers_the_values():

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import rlkit
+from course.pitfalls import debugging as dbg
+from course.pitfalls import reproducibility as repro
 from rlkit.callbacks import SaveCheckpoints
 from rlkit.numerics import NonFiniteError
-from rlkit.pitfalls import debugging as dbg
-from rlkit.pitfalls import reproducibility as repro
 
 RERUNS = {  # algorithm -> (environment, total steps, settings): past the warm-up, several updates
     "ppo": ("CartPole-v1", 4_096, {}),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlkit.pitfalls.gae_lambda import lambda_bias_variance
+from course.pitfalls.gae_lambda import lambda_bias_variance
 
 
 def test_gae_lambda_trades_bias_for_variance_and_the_best_lambda_follows_the_critic():
@@ -21,7 +21,7 @@ def test_gae_lambda_trades_bias_for_variance_and_the_best_lambda_follows_the_cri
 
 
 def test_clip_gradients_are_one_inside_the_range_and_agree_across_frameworks():
-    from rlkit.pitfalls.ppo_clip import surrogate_gradients
+    from course.pitfalls.ppo_clip import surrogate_gradients
 
     grads = surrogate_gradients(clip=0.2)
     inside = (np.abs(grads["ratios"] - 1) <= 0.2 + 1e-6).astype(np.float32)
@@ -31,7 +31,7 @@ def test_clip_gradients_are_one_inside_the_range_and_agree_across_frameworks():
 
 
 def test_attached_advantages_leak_with_the_chain_rules_sign():
-    from rlkit.pitfalls.advantage_detach import critic_gradient_from_policy_loss
+    from course.pitfalls.advantage_detach import critic_gradient_from_policy_loss
 
     leak = critic_gradient_from_policy_loss(size=32)
     for key, m in leak["torch"].items():
@@ -49,8 +49,8 @@ def test_attached_advantages_leak_with_the_chain_rules_sign():
 
 
 def _learner_pair(reduction: str, optimizer: str, learning_rate: float, clip: bool = False):
+    from course.pitfalls.loss_reduction import a2c_agent_class
     from rlkit.algos.a2c import A2CConfig
-    from rlkit.pitfalls.loss_reduction import a2c_agent_class
 
     config = A2CConfig(learning_rate=learning_rate, max_grad_norm=0.5 if clip else float("inf"))
     return a2c_agent_class(reduction, optimizer).learner_class("torch")(4, 2, True, config, seed=3)
@@ -112,7 +112,7 @@ def test_clipping_is_not_scale_invariant_unless_both_reductions_are_clipped(rng)
 
 
 def test_summed_loss_explodes_under_sgd_and_not_under_adam():
-    from rlkit.pitfalls.loss_reduction import identical_episodes, train_reduction
+    from course.pitfalls.loss_reduction import identical_episodes, train_reduction
 
     sgd_sum = train_reduction("sum", "sgd", clip=False, seed=0, total_steps=5_000)
     sgd_mean = train_reduction("mean", "sgd", clip=False, seed=0, total_steps=5_000)

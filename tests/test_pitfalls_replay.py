@@ -6,8 +6,8 @@ import sys
 import numpy as np
 import pytest
 
+from course.pitfalls import bucketed_replay, replay_memory
 from rlkit.buffers import PrioritizedReplayBuffer
-from rlkit.pitfalls import bucketed_replay, replay_memory
 
 
 def test_permutation_p_value_is_exact_on_small_samples():

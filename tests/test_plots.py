@@ -7,8 +7,8 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+from course.plots import plot_learning_curves, plot_schedule, smooth  # noqa: E402
 from rlkit.logger import History  # noqa: E402
-from rlkit.plots import plot_learning_curves, plot_schedule, smooth  # noqa: E402
 from rlkit.schedules import LinearSchedule  # noqa: E402
 
 

@@ -151,7 +151,7 @@ def _source(cell: dict) -> str:
 
 
 def slider_cells(notebook: dict) -> list[int]:
-    """Indices of the code cells that call ``interact(...)`` (rlkit.show.interact) at top level."""
+    """Indices of the code cells that call ``interact(...)`` (course.show.interact) at top level."""
     found = []
     for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] != "code" or "interact(" not in _source(cell):

@@ -1,4 +1,4 @@
-"""``rlkit.show.interact`` in a real kernel, without a browser: what the book and JupyterLab each get.
+"""``course.show.interact`` in a real kernel, without a browser: what the book and JupyterLab each get.
 
 The browser tests see the two renderings on screen; this checks the output itself, on machines without
 chromium too: one output holding a live widget (its model is in the notebook's widget state) and, for the
@@ -17,7 +17,7 @@ from nbclient import NotebookClient
 CELL = """\
 import matplotlib.pyplot as plt
 from ipywidgets import FloatSlider
-from rlkit.show import interact
+from course.show import interact
 
 
 def show(scale=1.0):

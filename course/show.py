@@ -81,7 +81,7 @@ def interact(function: Any, /, **controls: Any) -> None:
         from IPython.utils.capture import capture_output
     except ImportError as error:
         raise ImportError(
-            "rlkit.show.interact needs ipywidgets and IPython, which the book extra installs: "
+            "course.show.interact needs ipywidgets and IPython, which the book extra installs: "
             "pip install 'rlkit-course[book]'"
         ) from error
 

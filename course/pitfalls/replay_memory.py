@@ -61,7 +61,7 @@ def _in_fresh_process(function: str, *args: object) -> object:
     resident size grows by less than they hold (in one process, a second deque measured a tenth of the first).
     """
     call = f"{function}({', '.join(repr(arg) for arg in args)})"
-    code = f"import json; from rlkit.pitfalls.replay_memory import {function}; print(json.dumps({call}))"
+    code = f"import json; from course.pitfalls.replay_memory import {function}; print(json.dumps({call}))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"the measurement {call} failed in its process:\n{done.stderr[-2000:]}")

@@ -2,8 +2,9 @@
 
 Some experiments take longer than a chapter may (minutes of CPU for ten seeds of five settings); their
 script in ``benchmarks/`` writes a JSON file to ``benchmarks/results/``, committed with the code, and the
-chapter reads it. Inside a checkout the file is read from there. On Colab only the package is installed, so
-the same file is read from the repository on GitHub.
+chapter reads it. Inside a checkout the file is read from there. On Colab only the packages are installed
+(rlkit and course, not the repository's other folders), so the same file is read from the repository on GitHub.
+This reader is course code, not rlkit's: the library never reads files of the repository.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import urllib.request
 from pathlib import Path
 
-#: Where the results files live in a checkout: beside the package.
+#: Where the results files live in a checkout: beside the course package.
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 #: The same folder in the repository (the book's repository, branch main), for an installed package.
 RESULTS_URL = "https://raw.githubusercontent.com/rlkit-course/rlkit/main/benchmarks/results/"

@@ -77,7 +77,7 @@ def answer(name: str, result, shape: tuple[int, ...]) -> np.ndarray:
 
 @functools.cache
 def _answer_key() -> dict:
-    return json.loads(resources.files("rlkit.exercises").joinpath("expected.json").read_text())
+    return json.loads(resources.files("course.exercises").joinpath("expected.json").read_text())
 
 
 def known(exercise: str) -> dict[str, np.ndarray]:

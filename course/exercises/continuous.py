@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rlkit.exercises.base import ExerciseError, answer, exercise_check, known, name_the_mistake
+from course.exercises.base import ExerciseError, answer, exercise_check, known, name_the_mistake
 
 
 @exercise_check

@@ -99,7 +99,7 @@ def exploding_critic_runs(
     and highest burst-mean Q (``q_min``, ``q_max``), the largest burst-mean critic loss, the share of
     bootstrap values clamped, and the best greedy evaluation in Pendulum's own reward units.
     """
-    from rlkit.pitfalls.done_handling import register_variant, scale_rewards
+    from course.pitfalls.done_handling import register_variant, scale_rewards
 
     env_id = register_variant("Pendulum-v1", "scaled-rewards", scale_rewards(reward_scale), reward_scale)
     settings = {**EXPLODING, **(overrides or {})}

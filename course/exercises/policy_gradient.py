@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rlkit.exercises.base import ExerciseError, exercise_check, known, name_the_mistake, scalar
+from course.exercises.base import ExerciseError, exercise_check, known, name_the_mistake, scalar
 
 
 @exercise_check

@@ -7,26 +7,26 @@ error too: the chapters check their reference solutions that way). These checks 
 sees; the grading of an assignment (``make assignments``) adds hidden tests that only the autograder has.
 """
 
-from rlkit.exercises.base import ExerciseError
-from rlkit.exercises.continuous import (
+from course.exercises.base import ExerciseError
+from course.exercises.continuous import (
     check_first_crossing,
     check_polyak_update,
     check_smoothed_target_action,
     check_squashed_log_prob,
 )
-from rlkit.exercises.engineering import (
+from course.exercises.engineering import (
     check_headless_frame,
     check_seeded_rollout,
     check_standardize,
     check_to_env_units,
 )
-from rlkit.exercises.policy_gradient import (
+from course.exercises.policy_gradient import (
     check_a2c_policy_loss,
     check_clipped_surrogate,
     check_gaussian_log_prob,
     check_reward_to_go,
 )
-from rlkit.exercises.value_based import (
+from course.exercises.value_based import (
     check_action_entropy,
     check_bootstrap_mask,
     check_categorical_projection,
