@@ -403,9 +403,9 @@ def resume_forgetting(path: str | Path, forget: str | None = None, total_steps: 
     generator seeded again from the run's seed, a new optimizer, environments reset anew).
     ``forget=None`` is the full resume. Returns the :class:`~rlkit.result.TrainResult`.
     """
-    from rlkit.checkpoints import training_state_path
     from rlkit.algos.training import drive
     from rlkit.api import load
+    from rlkit.checkpoints import training_state_path
     from rlkit.state import load_state
 
     if forget is not None and forget not in FORGETTABLE:

@@ -152,7 +152,9 @@ class OffPolicyLearner:
         )
         # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
         # uses torch's formula
-        self.actor_optimizer = TorchAdam(learning_rate=config.step_size("actor"), epsilon=1e-8)
+        self.actor_optimizer = TorchAdam(
+            learning_rate=config.step_size("actor"), epsilon=1e-8
+        )
         self.critic_optimizer = TorchAdam(
             learning_rate=config.step_size("critic"), epsilon=1e-8
         )

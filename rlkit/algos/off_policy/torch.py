@@ -129,7 +129,9 @@ class OffPolicyLearner:
         self.actor_parameters = list(self.actor.parameters())
         # differs: torch.optim's fused Adam kernel, called without torch.optim's
         # wrappers (torch_adam.py: half the cost a step, no torch._dynamo import)
-        self.actor_optimizer = FusedAdam(self.actor_parameters, lr=config.step_size("actor"))
+        self.actor_optimizer = FusedAdam(
+            self.actor_parameters, lr=config.step_size("actor")
+        )
         self.critic_optimizer = FusedAdam(
             self.critics.parameters(), lr=config.step_size("critic")
         )

@@ -43,7 +43,9 @@ class Learner(OffPolicyLearner):
         )
         # differs: a Keras 3 optimizer is built for one set of variables; log alpha
         # gets its own (claim C24)
-        self.alpha_optimizer = TorchAdam(learning_rate=config.step_size("alpha"), epsilon=1e-8)
+        self.alpha_optimizer = TorchAdam(
+            learning_rate=config.step_size("alpha"), epsilon=1e-8
+        )
         self.alpha_optimizer.build([self.log_alpha])
 
     def initial_log_alpha(self) -> float:

@@ -42,7 +42,9 @@ class Learner(OffPolicyLearner):
             if config.target_entropy is None
             else config.target_entropy
         )
-        self.alpha_optimizer = FusedAdam([self.log_alpha], lr=config.step_size("alpha"))
+        self.alpha_optimizer = FusedAdam(
+            [self.log_alpha], lr=config.step_size("alpha")
+        )
 
     def initial_log_alpha(self) -> float:
         return math.log(self.config.alpha)
