@@ -44,9 +44,7 @@ def test_a_resumed_run_refuses_a_device_it_would_ignore(tmp_path):
         rlkit.train("dqn", resume=tmp_path / "agent.pt", device="auto")
 
 
-@pytest.mark.parametrize(
-    ("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.actor_critic.torch")]
-)
+@pytest.mark.parametrize(("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.ppo.torch")])
 def test_the_device_reaches_the_learner(algo, twin, monkeypatch):
     """The learner resolves the name it was given ("auto", not the default "cpu": on a machine without a GPU
     both end on the CPU, so the name asked for is what shows the option arrived)."""
