@@ -13,6 +13,7 @@ import pytest
 
 from rlkit.algos.a2c import A2CConfig
 from rlkit.algos.actor_critic.agent import minibatch_indices
+from rlkit.algos.actor_critic.config import Batch, actor_critic_contract
 from rlkit.algos.ppo import PPOConfig
 from rlkit.errors import ContractError
 from rlkit.nets import mlp_forward
@@ -104,3 +105,9 @@ def test_update_checks_the_contract(framework, rng):
     batch["advantages"] = batch["advantages"][:, None]
     with pytest.raises(ContractError, match="advantages.*squeeze"):
         learner.update(batch, np.stack([minibatch_indices(96, 1, rng)]), clip_range=0.2, max_kl=np.inf)
+
+
+def test_the_batch_holds_the_contract_fields_in_order():
+    """Each learner's update reads the rollout into a ``Batch`` by field name and checks it against the
+    contract: the two must name the same fields, in the same order."""
+    assert Batch._fields == tuple(actor_critic_contract("A2C", 4, True, 2).fields)

@@ -73,9 +73,7 @@ def test_a_run_saved_on_the_cpu_resumes_on_the_gpu(tmp_path):
     assert resumed.agent.learner.device.type == "cuda" and resumed.steps == 1_800
 
 
-@pytest.mark.parametrize(
-    ("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.actor_critic.torch")]
-)
+@pytest.mark.parametrize(("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.ppo.torch")])
 def test_the_device_reaches_the_learner(algo, twin, monkeypatch):
     """The learner resolves the name it was given ("auto", not the default "cpu": on a machine without a GPU
     both end on the CPU, so the name asked for is what shows the option arrived)."""

@@ -70,6 +70,8 @@ def critic_gradient_from_policy_loss(seed: int = 0, size: int = 64, sgd_step: fl
     import tensorflow as tf
     import torch
 
+    from rlkit.algos.actor_critic import tf as nets_tf
+    from rlkit.algos.actor_critic import torch as nets_torch
     from rlkit.algos.actor_critic.tf import sample_std
 
     batch = _batch(seed, size)
@@ -82,28 +84,30 @@ def critic_gradient_from_policy_loss(seed: int = 0, size: int = 64, sgd_step: fl
             learner, clip = _learners(algo, "torch", seed)
             obs, actions = torch.from_numpy(batch["obs"]), torch.from_numpy(batch["actions"])
             returns = torch.from_numpy(batch["returns"])
-            log_probs = learner.log_prob_entropy(obs, actions)[0]
+            log_probs = nets_torch.log_prob_entropy(learner.model, obs, actions)[0]
             old_log_probs = log_probs.detach() + spread * torch.from_numpy(batch["log_ratio_noise"])
-            values = learner.critic_values(obs)
+            values = nets_torch.critic_values(learner.model, obs)
             values.retain_grad()
             advantages = returns - values
             if detach:
                 advantages = advantages.detach()
-            if standardise:  # as ActorCriticLearner.loss does
+            if standardise:  # as the learners' loss does
                 advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
             loss = learner.policy_loss(log_probs, old_log_probs, advantages, torch.tensor(clip))[0]
-            value_loss = learner.config.vf_coef * 0.5 * ((learner.critic_values(obs) - returns) ** 2).mean()
+            value_loss = (
+                learner.config.vf_coef * 0.5 * ((nets_torch.critic_values(learner.model, obs) - returns) ** 2).mean()
+            )
             critic = list(learner.critic.parameters())
             grads = torch.autograd.grad(loss, [values, *critic], allow_unused=True)
             dl_dv = np.zeros(size) if grads[0] is None else grads[0].numpy().astype(np.float64)
             norm = sum(float((g**2).sum()) for g in grads[1:] if g is not None) ** 0.5
             value_norm = sum(float((g**2).sum()) for g in torch.autograd.grad(value_loss, critic)) ** 0.5
             with torch.no_grad():
-                before = learner.critic_values(obs).clone()
+                before = nets_torch.critic_values(learner.model, obs).clone()
                 for p, g in zip(critic, grads[1:], strict=True):
                     if g is not None:
                         p -= sgd_step * g
-                change = float((learner.critic_values(obs) - before).mean())
+                change = float((nets_torch.critic_values(learner.model, obs) - before).mean())
             ratio = np.exp((log_probs - old_log_probs).detach().numpy().astype(np.float64))
             predicted = predicted_value_gradient(
                 algo, log_probs.detach().numpy(), ratio, (returns - before).numpy(), clip
@@ -117,9 +121,9 @@ def critic_gradient_from_policy_loss(seed: int = 0, size: int = 64, sgd_step: fl
             learner_tf, clip = tf_learners[algo]
             obs_tf, actions_tf = tf.constant(batch["obs"]), tf.constant(batch["actions"])
             with tf.GradientTape() as tape:
-                log_probs_tf = learner_tf.log_prob_entropy(obs_tf, actions_tf)[0]
+                log_probs_tf = nets_tf.log_prob_entropy(learner_tf.model, obs_tf, actions_tf)[0]
                 old_tf = tf.stop_gradient(log_probs_tf) + spread * batch["log_ratio_noise"]
-                values_tf = learner_tf.critic_values(obs_tf)
+                values_tf = nets_tf.critic_values(learner_tf.model, obs_tf)
                 advantages_tf = batch["returns"] - values_tf
                 if detach:
                     advantages_tf = tf.stop_gradient(advantages_tf)

@@ -42,6 +42,7 @@ def a2c_agent_class(reduction: str, optimizer: str) -> type:
 
     from rlkit.algos.a2c import A2CAgent
     from rlkit.algos.a2c import torch as a2c_torch
+    from rlkit.algos.actor_critic.torch import parameters
 
     if reduction not in ("mean", "sum") or optimizer not in ("adam", "sgd"):
         raise ValueError(f"reduction must be 'mean' or 'sum', optimizer 'adam' or 'sgd'; got {reduction}, {optimizer}")
@@ -66,7 +67,7 @@ def a2c_agent_class(reduction: str, optimizer: str) -> type:
             super().__init__(obs_dim, action_dim, discrete, config, seed, device=device)
             # SGD without momentum, or the same Adam as rlkit's learner (lr, eps=1e-8)
             extra = {} if optimizer == "sgd" else {"eps": 1e-8}
-            self.optimizer = RecordingOptimizer(self.parameters(), lr=config.learning_rate, **extra)
+            self.optimizer = RecordingOptimizer(parameters(self.model), lr=config.learning_rate, **extra)
 
         def loss(self, *args):
             loss, metrics = super().loss(*args)

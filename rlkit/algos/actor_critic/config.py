@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -83,8 +84,21 @@ class ActorCriticConfig(AlgorithmConfig):
         ]
 
 
+class Batch(NamedTuple):
+    """What an update learns from: a rollout's transitions (or a minibatch of them), one tensor per field of
+    :func:`actor_critic_contract`, which documents each."""
+
+    obs: Any
+    actions: Any
+    old_log_probs: Any
+    advantages: Any
+    returns: Any
+    old_values: Any
+
+
 def actor_critic_contract(owner: str, obs_dim: int, discrete: bool, action_dim: int) -> TensorContract:
-    """What an actor-critic update accepts: one row per valid transition of a rollout."""
+    """What an actor-critic update accepts: one row per valid transition of a rollout, the fields of
+    :class:`Batch`."""
     if discrete:
         actions = Field(("B",), ("int64", "int32"), 0, action_dim - 1, doc="action indices")
     else:

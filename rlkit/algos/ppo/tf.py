@@ -1,20 +1,163 @@
-"""PPO's clipped policy loss in TensorFlow (networks and update loop:
-``rlkit/algos/actor_critic/tf.py``).
+"""PPO's learner in TensorFlow 2 / Keras 3: the whole update on one rollout, epochs
+of shuffled minibatches, each an Adam step on the clipped surrogate, the value loss
+and the entropy bonus.
 
-Mirrors ``torch.py`` line by line.
+Mirrors ``torch.py`` line by line. The networks, the policy's distribution and the
+weights' layout are shared with A2C (``rlkit/algos/actor_critic/tf.py``).
+``# differs:`` marks each place where the frameworks truly differ.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import keras
+import numpy as np
 import tensorflow as tf
 
-from rlkit.algos.actor_critic.tf import ActorCriticLearner
+from rlkit.algos.actor_critic import tf as nets
+from rlkit.algos.actor_critic.config import (
+    APPROX_KL,
+    METRICS,
+    ActorCriticConfig,
+    Batch,
+    actor_critic_contract,
+)
+from rlkit.algos.keras_adam import TorchAdam
+from rlkit.hardware import check_device, configure_tensorflow
 
 
-class Learner(ActorCriticLearner):
-    """The actor-critic learner with PPO's clipped surrogate objective."""
+class Learner:
+    """PPO's networks, their Adam optimizer and the update on each rollout:
+    ``update`` reads the rollout into one :class:`Batch`, ``train_update`` runs the
+    epochs of minibatches, ``train_minibatch`` takes one step on the ``loss``."""
 
+    framework = "tf"
     name = "PPO"
+
+    def __init__(
+        self,
+        obs_dim: int,
+        action_dim: int,
+        discrete: bool,
+        config: ActorCriticConfig,
+        seed: int = 0,
+        device: str = "cpu",
+    ):
+        configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
+        keras.utils.set_random_seed(seed)
+        # differs: TF puts its ops on a GPU itself when its GPU build sees one
+        self.device = check_device(device)
+        self.config, self.discrete = config, discrete
+        self.contract = actor_critic_contract(
+            self.name, obs_dim, discrete, action_dim
+        )
+        self.model = nets.build_model(obs_dim, action_dim, discrete, config, seed)
+        self.actor, self.critic = self.model.actor, self.model.critic
+        self.log_std = self.model.log_std
+        # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
+        # uses torch's formula
+        self.optimizer = TorchAdam(
+            learning_rate=config.learning_rate, epsilon=config.adam_eps
+        )
+        self.optimizer.build(nets.parameters(self.model))
+        # differs: torch runs eagerly; TF traces the whole update (every epoch and
+        # minibatch) once into a graph (a fixed signature: no retracing)
+        self.train_update = tf.function(
+            self.train_update,
+            input_signature=nets.update_signature(obs_dim, action_dim, discrete),
+        )
+
+    def values_and_log_probs(
+        self, obs: np.ndarray, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """V(s) of a rollout's observations and log pi(a|s) of its actions."""
+        return nets.values_and_log_probs(self.model, obs, actions)
+
+    def update(
+        self,
+        batch: dict[str, np.ndarray],
+        minibatches: np.ndarray,
+        clip_range: float,
+        max_kl: float,
+    ) -> dict:
+        """Epochs of minibatch steps on one rollout; ``minibatches`` holds index
+        arrays, shape (epochs, M, size).
+
+        Stops after the first epoch whose mean approximate KL exceeds ``max_kl``;
+        returns mean metrics.
+        """
+        return nets.run_update(
+            self.train_update, self.contract, batch, minibatches, clip_range, max_kl
+        )
+
+    def train_update(self, batch: Batch, minibatches, clip_range, max_kl):
+        """Mean of each metric over the minibatch steps taken (``epochs`` in the last
+        slot)."""
+        totals = tf.zeros(len(METRICS) - 1)
+        epochs = tf.zeros(())
+        # differs: autograph turns both loops into graph while_loops
+        for epoch in minibatches:
+            epoch_totals = tf.zeros(len(METRICS) - 1)
+            for indices in epoch:
+                metrics = self.train_minibatch(nets.rows(batch, indices), clip_range)
+                epoch_totals += tf.stack(metrics)
+            size = tf.cast(tf.shape(epoch)[0], tf.float32)
+            totals, epochs = totals + epoch_totals / size, epochs + 1
+            if epoch_totals[APPROX_KL] / size > max_kl:
+                # the policy moved too far from the one that collected the data
+                break
+        return tf.concat([totals / epochs, epochs[None]], axis=0)
+
+    # differs: autograph need not rewrite this step and what it calls (no Python
+    # loop or branch on a tensor there); the loops above are all it has to convert
+    @tf.autograph.experimental.do_not_convert
+    def train_minibatch(self, batch: Batch, clip_range):
+        """One clipped Adam step on the minibatch's loss; returns the loss terms as a
+        tuple."""
+        with tf.GradientTape() as tape:
+            loss, metrics = self.loss(batch, clip_range)
+        # differs: torch calls loss.backward()
+        grads = tape.gradient(loss, nets.parameters(self.model))
+        grads, _ = tf.clip_by_global_norm(grads, self.config.max_grad_norm)
+        self.optimizer.apply_gradients(
+            zip(grads, nets.parameters(self.model), strict=True)
+        )
+        return metrics
+
+    def loss(self, batch: Batch, clip_range):
+        """policy loss + vf_coef * value loss - ent_coef * entropy, and the metrics
+        (all detached)."""
+        log_probs, entropy = nets.log_prob_entropy(
+            self.model, batch.obs, batch.actions
+        )
+        values = nets.critic_values(self.model, batch.obs)
+        advantages = batch.advantages
+        if self.config.normalize_advantages:
+            advantages = (advantages - tf.reduce_mean(advantages)) / (
+                nets.sample_std(advantages) + 1e-8
+            )
+        policy_loss, approx_kl, clip_fraction = self.policy_loss(
+            log_probs, batch.old_log_probs, advantages, clip_range
+        )
+        old_values, returns = batch.old_values, batch.returns
+        if self.config.clip_value:
+            clipped = old_values + tf.clip_by_value(
+                values - old_values, -clip_range, clip_range
+            )
+            value_loss = 0.5 * tf.reduce_mean(
+                tf.maximum((values - returns) ** 2, (clipped - returns) ** 2)
+            )
+        else:
+            value_loss = 0.5 * tf.reduce_mean((values - returns) ** 2)
+        entropy = tf.reduce_mean(entropy)
+        loss = (
+            policy_loss
+            + self.config.vf_coef * value_loss
+            - self.config.ent_coef * entropy
+        )
+        terms = (loss, policy_loss, value_loss, entropy, approx_kl, clip_fraction)
+        return loss, tuple(tf.stop_gradient(term) for term in terms)
 
     def policy_loss(self, log_probs, old_log_probs, advantages, clip_range):
         """-E[min(r A, clip(r, 1 - c, 1 + c) A)] with r = pi / pi_old; also
@@ -30,3 +173,19 @@ class Learner(ActorCriticLearner):
             tf.cast(tf.abs(ratio - 1.0) > clip_range, tf.float32)
         )
         return loss, approx_kl, clip_fraction
+
+    def set_learning_rate(self, learning_rate: float) -> None:
+        self.optimizer.learning_rate.assign(learning_rate)
+
+    def get_weights(self) -> list[np.ndarray]:
+        """Actor, critic (and log std), each kernel as (in, out) (Keras' layout)."""
+        return nets.get_weights(self.model)
+
+    def set_weights(self, weights: list[np.ndarray]) -> None:
+        nets.set_weights(self.model, weights)
+
+    def save(self, path: str | Path, meta: dict) -> None:
+        nets.save(self.model, path, meta)
+
+    def load(self, path: str | Path) -> None:
+        nets.load(self.model, path)
