@@ -40,7 +40,7 @@ def test_tensorflow_runs_refuse_a_named_torch_device():
 
 
 @pytest.mark.parametrize(
-    ("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.actor_critic.torch")]
+    ("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.ppo.torch")]
 )
 def test_load_and_resume_take_a_device(algo, twin, tmp_path, monkeypatch):
     """``rlkit.load(path, device=)`` and ``rlkit.train(resume=..., device=)`` build the learner where they are
