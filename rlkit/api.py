@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rlkit.callbacks import Callback
-from rlkit.checkpoints import read_meta
+from rlkit.checkpoints import check_layout, read_meta
 from rlkit.envs import env_name, env_source, is_registered
 from rlkit.errors import CheckpointError, RlkitError, did_you_mean, is_count
 from rlkit.registry import Algorithm, algorithm, replay_algorithms
@@ -174,6 +174,7 @@ def load(path: str | Path, device: str = "cpu"):
     """Rebuild a saved agent (any algorithm, either framework) from its checkpoint file, its torch learner on
     ``device`` (as :func:`train`'s: "cpu", "cuda", "cuda:N", "mps", "auto"), whichever device saved it."""
     meta = read_meta(path)
+    check_layout(meta, path)
     try:
         agent_class = algorithm(meta["algo"]).agent_class
         check_framework(meta["framework"])

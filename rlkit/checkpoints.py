@@ -1,13 +1,22 @@
 """Checkpoint files: the weights in each framework's own format, plus rlkit's metadata to rebuild the agent.
 
+The layout, in one place (version :data:`LAYOUT`, recorded in every checkpoint's metadata as ``layout``):
+
 * torch: a ``.pt`` dict ``{"rlkit": json, "state_dict": ...}`` of plain tensors and strings, so it loads
   with ``torch.load(weights_only=True)`` (the default since torch 2.6, claim C37). No pickled classes.
 * Keras: a ``.keras`` archive (``model.save``) with an extra ``rlkit.json`` member, or a ``.weights.h5``
   file (``model.save_weights``) with the metadata in an HDF5 attribute. Keras ignores both additions.
+* The metadata (JSON) names the layout, the rlkit version, the algorithm, framework, environment,
+  observation size, the whole config and what the algorithm adds (action space, observation statistics),
+  so :func:`rlkit.load` can rebuild the right agent from the file alone.
+* A resumable save adds ``<name>.state.npz`` beside the weights (:mod:`rlkit.state`: optimizers, targets,
+  counters, environments, generators, the replay buffer), tied to them by a shared ``state_id``
+  (:func:`training_state_path`); a run's logdir keeps ``agent.pt`` / ``agent.keras`` with its state, and
+  ``SaveCheckpoints`` writes ``step_<N>`` and ``best`` files of the same layout.
 
-The metadata names the algorithm, framework, environment, network sizes and config, so
-:func:`rlkit.load` can rebuild the right agent from the file alone. Every failure to read one becomes a
-:class:`CheckpointError` with the path and the reason.
+Every failure to read one becomes a :class:`CheckpointError` with the path and the reason; a checkpoint of a
+newer layout than this rlkit reads is refused by name (:func:`check_layout`), one of an older layout is read
+as that layout was written (``tests/fixtures/checkpoints`` holds files of layout 0, loaded by a test).
 """
 
 from __future__ import annotations
@@ -18,6 +27,10 @@ import zipfile
 from pathlib import Path
 
 from rlkit.errors import CheckpointError
+
+#: The checkpoint layout this rlkit writes. Layout 0 (no ``layout`` key; rlkit before December 2026) is
+#: layout 1 without that key, and reads the same way.
+LAYOUT = 1
 
 TORCH_SUFFIXES = (".pt", ".pth")
 KERAS_SUFFIXES = (".keras", ".weights.h5")
@@ -86,6 +99,18 @@ def read_meta(path: str | Path) -> dict:
             return json.loads(file.attrs["rlkit"])
     except Exception as exc:
         raise CheckpointError(f"'{path}' is not a readable rlkit Keras checkpoint: {exc}") from None
+
+
+def check_layout(meta: dict, path: str | Path) -> None:
+    """Refuse a checkpoint whose layout this rlkit cannot read, naming its layout and the writer's version."""
+    layout = meta.get("layout", 0)
+    if not isinstance(layout, int) or layout < 0:
+        raise CheckpointError(f"'{path}' names an unknown checkpoint layout {layout!r}")
+    if layout > LAYOUT:
+        raise CheckpointError(
+            f"'{path}' has checkpoint layout {layout} (written by rlkit {meta.get('rlkit_version', '?')}); this "
+            f"rlkit reads layouts 0-{LAYOUT}: upgrade rlkit to load it"
+        )
 
 
 def _check_exists(path: str | Path) -> None:

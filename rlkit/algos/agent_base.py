@@ -7,7 +7,14 @@ from pathlib import Path
 
 import numpy as np
 
-from rlkit.checkpoints import keep_previous_state, previous_state_path, put_back_state, run_path, training_state_path
+from rlkit.checkpoints import (
+    LAYOUT,
+    keep_previous_state,
+    previous_state_path,
+    put_back_state,
+    run_path,
+    training_state_path,
+)
 from rlkit.errors import RlkitError, is_count
 from rlkit.logger import History
 from rlkit.version import __version__
@@ -177,6 +184,7 @@ class Agent:
         if resumable and self.loop is None:
             raise RlkitError("this agent has no run in progress to resume: train it first (rlkit.train)")
         meta = {
+            "layout": LAYOUT,
             "rlkit_version": __version__,
             "algo": self.algo,
             "framework": self.framework,
