@@ -227,17 +227,6 @@ def burst_tensors(batches: dict[str, np.ndarray]) -> Batch:
     return Batch(*(tf.convert_to_tensor(batches[name]) for name in Batch._fields))
 
 
-# differs: torch runs a burst eagerly; TF traces it once, with this signature
-def burst_signature(obs_dim: int, action_dim: int, noise_draws: int) -> list:
-    """The ``input_signature`` of a traced burst: K batches of B transitions (K and
-    B free)."""
-    vectors = tf.TensorSpec((None, None))
-    obs = tf.TensorSpec((None, None, obs_dim))
-    actions = tf.TensorSpec((None, None, action_dim))
-    noise = tf.TensorSpec((None, noise_draws, None, action_dim))
-    return [Batch(obs, actions, vectors, obs, vectors, vectors, vectors, noise)]
-
-
 def each_step(train_step: Callable, burst: Batch):
     """Run ``train_step`` on each batch along the burst's leading axis; the summed
     metric terms, the priorities."""
@@ -251,3 +240,21 @@ def each_step(train_step: Callable, burst: Batch):
         # differs: torch appends to a Python list
         priorities = priorities.write(i, priority)
     return totals, priorities.stack()
+
+
+def burst_function(
+    train_step: Callable, obs_dim: int, action_dim: int, noise_draws: int
+) -> Callable:
+    """A learner's ``train_steps``: :func:`each_step` of its ``train_step``."""
+
+    def train_steps(burst: Batch):
+        return each_step(train_step, burst)
+
+    # differs: torch runs a burst eagerly; TF traces it once into one graph, whose
+    # signature leaves K batches of B transitions free
+    vectors = tf.TensorSpec((None, None))
+    obs = tf.TensorSpec((None, None, obs_dim))
+    actions = tf.TensorSpec((None, None, action_dim))
+    noise = tf.TensorSpec((None, noise_draws, None, action_dim))
+    signature = [Batch(obs, actions, vectors, obs, vectors, vectors, vectors, noise)]
+    return tf.function(train_steps, input_signature=signature)

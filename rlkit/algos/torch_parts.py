@@ -229,3 +229,13 @@ def each_step(train_step: Callable, burst: Batch):
         priorities.append(priority)  # differs: TF writes into a tf.TensorArray
     totals = torch.stack(terms).reshape(burst.obs.shape[0], -1).sum(dim=0)
     return totals, torch.stack(priorities)
+
+
+def burst_function(train_step: Callable) -> Callable:
+    """A learner's ``train_steps``: :func:`each_step` of its ``train_step``."""
+
+    def train_steps(burst: Batch):
+        return each_step(train_step, burst)
+
+    # differs: torch runs a burst eagerly; TF traces it once into one graph
+    return train_steps

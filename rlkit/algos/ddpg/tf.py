@@ -62,13 +62,9 @@ class Learner:
         self.step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)
         # new replay priorities of the last burst, (K, B)
         self.last_priorities = np.zeros((0, 0), dtype=np.float32)
-        # differs: torch runs eagerly; TF traces the whole burst of steps once into
-        # one graph (fixed signature)
-        self.train_steps = tf.function(
-            self.train_steps,
-            input_signature=parts.burst_signature(
-                obs_dim, action_dim, self.noise_draws
-            ),
+        # differs: torch runs a burst eagerly; TF traces it once into one graph
+        self.train_steps = parts.burst_function(
+            self.train_step, obs_dim, action_dim, self.noise_draws
         )
 
     def train_step(self, batch: Batch):
@@ -123,6 +119,12 @@ class Learner:
         next_actions = tf.tanh(self.target_actor(next_obs))
         return q_value(self.target_critics[0], next_obs, next_actions)
 
+    def policy(self, obs: tf.Tensor) -> tf.Tensor:
+        """The deterministic action in [-1, 1]: tanh of the actor's outputs."""
+        # every output is an action: the slice changes no number, but TF's graph
+        # without it fuses tanh into the last layer, which rounds differently
+        return tf.tanh(self.actor(obs)[:, : self.action_dim])
+
     def actor_step(self, obs):
         """One Adam step that raises Q(s, mu(s)); only the actor's variables are
         handed to the tape's gradient."""
@@ -144,71 +146,42 @@ class Learner:
             self.config.tau,
         )
 
-    # acting, bursts, weights and checkpoints: the family's plumbing, whose
-    # functions are in tf_parts.py
+    # the plumbing around the update (acting, bursts, weights, checkpoints): calls
+    # of the functions in tf_parts.py, documented there
 
     # differs: torch counts in a plain attribute; TF reads its tf.Variable counter
     @property
     def gradient_steps(self) -> int:
         return int(self.step_counter.numpy())
 
-    def policy(self, obs: tf.Tensor) -> tf.Tensor:
-        """The deterministic action in [-1, 1]: tanh of the actor's outputs."""
-        # every output is an action: the slice changes no number, but TF's graph
-        # without it fuses tanh into the last layer, which rounds differently
-        return tf.tanh(self.actor(obs)[:, : self.action_dim])
-
     def actions(self, obs: np.ndarray) -> np.ndarray:
-        """Deterministic actions of a batch, through the framework (acting uses a
-        numpy copy)."""
         return parts.numpy_actions(self.policy, obs)
 
     def update(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
-        """One gradient step on a batch that satisfies the contract (``noise`` shaped
-        (D, B, A))."""
         return self.update_many(single_burst(batch))
 
     def update_many(self, batches: dict[str, np.ndarray]) -> dict[str, float]:
-        """K gradient steps, one per batch of ``batches`` (fields stacked as
-        (K, B, ...)); mean metrics.
-
-        The steps' new replay priorities (the critics' mean |TD error|) are kept in
-        ``last_priorities``.
-        """
         metrics, self.last_priorities = parts.run_burst(
             self.train_steps, batches, self.contract, self.config.gamma
         )
         return metrics
 
-    def train_steps(self, burst: Batch):
-        """:meth:`train_step` on each batch of the burst: the summed metric terms,
-        the new priorities."""
-        return parts.each_step(self.train_step, burst)
-
     def sync_targets(self) -> None:
-        """Copy the online weights into the targets (a copy, not an alias: C03)."""
         parts.copy_weights(
             [self.target_actor, *self.target_critics], [self.actor, *self.critics]
         )
 
     def get_weights(self) -> list[np.ndarray]:
-        """Actor then critic as ``[W0, b0, ...]``, each ``W`` as (in, out), Keras'
-        own layout."""
         return parts.get_mlp_weights([self.actor, *self.critics])
 
     def target_weights(self) -> list[np.ndarray]:
-        """The targets' weights, in :meth:`get_weights` order."""
         return parts.get_mlp_weights([self.target_actor, *self.target_critics])
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
-        """Load weights in :meth:`get_weights` order, then copy them into the
-        targets."""
         parts.set_mlp_weights([self.actor, *self.critics], weights)
         self.sync_targets()
 
     def save(self, path: str | Path, meta: dict) -> None:
-        """A ``.keras`` or ``.weights.h5`` file with the actor, the critic and
-        rlkit's metadata."""
         parts.save_model(path, meta, self.model)
 
     def load(self, path: str | Path) -> None:

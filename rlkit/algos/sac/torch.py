@@ -75,6 +75,8 @@ class Learner:
         self.one = torch.ones((), device=self.device)
         # new replay priorities of the last burst, (K, B)
         self.last_priorities = np.zeros((0, 0), dtype=np.float32)
+        # differs: torch runs a burst eagerly; TF traces it once into one graph
+        self.train_steps = parts.burst_function(self.train_step)
         self.log_alpha = self.model.log_alpha
         self.target_entropy = (
             -float(action_dim)
@@ -202,8 +204,8 @@ class Learner:
         only: SAC bootstraps from its current actor."""
         parts.polyak_update(self.target_critics, self.critics, self.config.tau)
 
-    # acting, bursts, weights and checkpoints: the family's plumbing, whose
-    # functions are in torch_parts.py
+    # the plumbing around the update (acting, bursts, weights, checkpoints): calls
+    # of the functions in torch_parts.py, documented there
 
     def policy(self, obs: torch.Tensor) -> torch.Tensor:
         """The greedy action in [-1, 1]: tanh of the mean (the actor's first
@@ -211,57 +213,33 @@ class Learner:
         return torch.tanh(self.actor(obs)[:, : self.action_dim])
 
     def actions(self, obs: np.ndarray) -> np.ndarray:
-        """Greedy actions of a batch, through the framework (acting uses a numpy
-        copy)."""
         return parts.numpy_actions(self.policy, obs, self.device)
 
     def update(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
-        """One gradient step on a batch that satisfies the contract (``noise`` shaped
-        (D, B, A))."""
         return self.update_many(single_burst(batch))
 
     def update_many(self, batches: dict[str, np.ndarray]) -> dict[str, float]:
-        """K gradient steps, one per batch of ``batches`` (fields stacked as
-        (K, B, ...)); mean metrics.
-
-        The steps' new replay priorities (the critics' mean |TD error|) are kept in
-        ``last_priorities``.
-        """
         metrics, self.last_priorities = parts.run_burst(
             self.train_steps, batches, self.contract, self.config.gamma, self.device
         )
         return metrics
 
-    def train_steps(self, burst: Batch):
-        """:meth:`train_step` on each batch of the burst: the summed metric terms,
-        the new priorities."""
-        return parts.each_step(self.train_step, burst)
-
     def sync_targets(self) -> None:
-        """Copy the online weights into the targets (a copy, not an alias: C03)."""
         parts.copy_weights(
             [self.target_actor, *self.target_critics], [self.actor, *self.critics]
         )
 
     def get_weights(self) -> list[np.ndarray]:
-        """Actor then critics as ``[W0, b0, ...]``, each ``W`` as (in, out): Keras'
-        layout."""
         return parts.get_mlp_weights([self.actor, *self.critics])
 
     def target_weights(self) -> list[np.ndarray]:
-        """The targets' weights, in :meth:`get_weights` order (the target actor
-        first)."""
         return parts.get_mlp_weights([self.target_actor, *self.target_critics])
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
-        """Load weights in :meth:`get_weights` order, then copy them into the
-        targets."""
         parts.set_mlp_weights([self.actor, *self.critics], weights)
         self.sync_targets()
 
     def save(self, path: str | Path, meta: dict) -> None:
-        """A ``.pt`` file with the actor, the critics, log alpha and rlkit's
-        metadata."""
         parts.save_model(path, meta, self.model)
 
     def load(self, path: str | Path) -> None:
