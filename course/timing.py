@@ -24,7 +24,7 @@ def time_update(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, r
     rng = np.random.default_rng(0)
     obs = rng.standard_normal((batch, obs_dim), dtype=np.float32)
     targets = rng.standard_normal((batch, 1), dtype=np.float32)
-    from rlkit.algos.off_policy.torch import build_mlp
+    from rlkit.algos.torch_parts import build_mlp
 
     torch.manual_seed(0)
     net = build_mlp(obs_dim, 1, (width, width)).to(device)
@@ -56,10 +56,10 @@ def time_forward(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, 
     import torch
 
     device = resolve_device(device)
-    from rlkit.algos.off_policy.torch import build_mlp, load_mlp_weights
+    from rlkit.algos.torch_parts import build_mlp, set_mlp_weights
 
     net = build_mlp(obs_dim, 1, (width, width))
-    load_mlp_weights(net, weights)  # the numpy path's weights, so both compute the same function
+    set_mlp_weights([net], weights)  # the numpy path's weights, so both compute the same function
     net = net.to(device)
 
     def act() -> None:

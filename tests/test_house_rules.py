@@ -93,6 +93,17 @@ def test_twins_define_the_same_functions_in_the_same_order(folder):
     )
 
 
+def test_shared_parts_twins_define_the_same_functions_in_the_same_order():
+    """rlkit/algos/torch_parts.py and tf_parts.py, the learners' shared pieces, are twins too."""
+    algos = ROOT / "rlkit" / "algos"
+    torch_names = comparable(algos / "torch_parts.py", "torch")
+    tf_names = comparable(algos / "tf_parts.py", "tf")
+    assert torch_names == tf_names, (
+        f"torch_parts.py and tf_parts.py differ in what they define or in its order\n"
+        f"  torch order: {torch_names}\n  tf order:    {tf_names}"
+    )
+
+
 def includes() -> list[tuple[str, Path, list[str]]]:
     """(chapter, included file, option lines) for every literalinclude in the chapters."""
     found = []

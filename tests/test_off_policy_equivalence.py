@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from rlkit.algos.ddpg import DDPGConfig
+from rlkit.algos.off_policy.config import Batch, off_policy_contract
 from rlkit.algos.sac import SACConfig
 from rlkit.algos.td3 import TD3Config
 from rlkit.errors import ContractError
@@ -152,6 +153,11 @@ def test_sac_log_probability_is_the_squashed_gaussian_density(framework, rng):
     expected = (gaussian - np.log(1 - np.tanh(u) ** 2)).sum(axis=1)
     np.testing.assert_allclose(actions, np.tanh(u), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(log_probs, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_the_update_reads_the_fields_of_the_contract_in_its_order():
+    """``Batch``, the one named tuple every step reads, is the contract's fields in the contract's order."""
+    assert Batch._fields == tuple(off_policy_contract("SAC", OBS_DIM, ACTION_DIM, 2).fields)
 
 
 def test_a_wrong_batch_names_the_field(rng):

@@ -84,11 +84,11 @@ def test_clamped_learner_clamps_the_bootstrap_value_and_counts_what_it_clamped(r
     learner = q_clamp.clamped_td3_learner(-0.01, 0.01)(obs_dim=3, action_dim=1, config=TD3Config(), seed=0)
     next_obs = torch.from_numpy(rng.normal(size=(64, 3)).astype(np.float32))
     noise = torch.from_numpy(rng.standard_normal((1, 64, 1)).astype(np.float32))
-    value = learner.next_value(next_obs, noise, torch.zeros(()))
+    value = learner.next_value(next_obs, noise)
     assert value.abs().max() <= 0.01 and learner.targets_seen == 64
     assert 0 < learner.targets_clamped <= 64
     free = q_clamp.clamped_td3_learner(-np.inf, np.inf)(obs_dim=3, action_dim=1, config=TD3Config(), seed=0)
-    free.next_value(next_obs, noise, torch.zeros(()))
+    free.next_value(next_obs, noise)
     assert free.targets_clamped == 0
 
 

@@ -43,8 +43,8 @@ def clamped_td3_learner(low: float, high: float):
     class ClampedLearner(td3.Learner):
         targets_seen = targets_clamped = 0
 
-        def next_value(self, next_obs, noise, alpha):
-            value = super().next_value(next_obs, noise, alpha)
+        def next_value(self, next_obs, noise):
+            value = super().next_value(next_obs, noise)
             self.targets_seen += value.numel()
             self.targets_clamped += int(((value < low) | (value > high)).sum())
             return value.clamp(low, high)

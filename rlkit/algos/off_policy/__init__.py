@@ -1,1 +1,2 @@
-"""What DDPG, TD3 and SAC share: config, batch contract, agent and loop (numpy), and the twins' base class."""
+"""What DDPG, TD3 and SAC share in numpy: config, batch contract, agent and loop. Each learner is whole in its
+own files (``rlkit/algos/<algo>/torch.py``, ``tf.py``); their shared pieces are in ``rlkit/algos/*_parts.py``."""

@@ -1,4 +1,5 @@
-"""Hyperparameters shared by DDPG, TD3 and SAC, the batch contract of their update, and their initial weights.
+"""Hyperparameters shared by DDPG, TD3 and SAC, the batch contract of their update (and ``Batch``, the named
+tuple the update reads it as), and their initial weights.
 
 The three are one family: an actor, one or two critics Q(s, a), target copies blended by Polyak averaging,
 a replay buffer, and training in bursts of gradient steps. The defaults reach -200 on Pendulum-v1 within
@@ -9,6 +10,7 @@ one gradient step per environment step, and a batch of 256.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from rlkit.algos.config_base import ReplayConfig
 from rlkit.contracts import Field, TensorContract
@@ -68,12 +70,32 @@ def off_policy_contract(owner: str, obs_dim: int, action_dim: int, noise_draws: 
     )
 
 
+class Batch(NamedTuple):
+    """The fields of the contract, in its order, as the update reads them: one batch (``obs`` shaped (B, obs_dim),
+    ``noise`` (D, B, A)), or a burst of K of them stacked along a leading axis (``obs`` (K, B, obs_dim), ``noise``
+    (K, D, B, A)). Tensors of either framework, or numpy arrays."""
+
+    obs: Any
+    actions: Any
+    rewards: Any
+    next_obs: Any
+    terminated: Any
+    discounts: Any
+    weights: Any
+    noise: Any
+
+
 def initial_weights(obs_dim: int, action_dim: int, actor_outputs: int, n_critics: int, config, seed: int) -> list:
     """Actor then critics, torch.nn.Linear's default init drawn in numpy (the same network in both frameworks)."""
     weights = init_mlp_weights([obs_dim, *config.hidden_sizes, actor_outputs], seed)
     for index in range(n_critics):
         weights += init_mlp_weights([obs_dim + action_dim, *config.hidden_sizes, 1], seed + 1 + index)
     return weights
+
+
+def single_burst(batch: dict) -> dict:
+    """One batch as a burst of one (a leading axis of length 1 on every field, no copies)."""
+    return {name: values[None] for name, values in batch.items()}
 
 
 def flatten_burst(batches: dict) -> dict:

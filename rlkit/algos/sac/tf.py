@@ -1,30 +1,38 @@
-"""SAC's actor, target and temperature in TensorFlow; the rest is
-``rlkit/algos/off_policy/tf.py``.
+"""SAC's learner in TensorFlow, whole (Haarnoja et al. 2018): a squashed Gaussian
+actor that trades value for entropy, two critics fit to the soft TD target, and the
+temperature alpha, tuned on log alpha (or fixed).
 
-Mirrors ``torch.py`` line by line.
+Mirrors ``torch.py`` line by line; ``# differs:`` marks each place where the
+frameworks truly differ. The plumbing around the update (networks, weights, bursts,
+checkpoints) is in ``rlkit/algos/tf_parts.py``.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import numpy as np
 import tensorflow as tf
 
+from rlkit.algos import tf_parts as parts
 from rlkit.algos.keras_adam import TorchAdam
-from rlkit.algos.off_policy.tf import OffPolicyLearner, q_value
+from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
 from rlkit.algos.sac.config import LOG_STD_MAX, LOG_STD_MIN, SACConfig
+from rlkit.algos.tf_parts import q_value
 
 LOG_2PI, LOG_2 = math.log(2 * math.pi), math.log(2.0)
 
 
-class Learner(OffPolicyLearner):
-    """Twin critics, a squashed Gaussian actor, and alpha tuned on ``log_alpha``
-    (or fixed)."""
+class Learner:
+    """A squashed Gaussian actor, two critics and their target copies, log alpha,
+    and their gradient steps."""
 
+    framework = "tf"
     name = "SAC"
-    n_critics = 2
-    actor_outputs = 2  # a mean and a log std per action dimension
-    noise_draws = 2  # one sample at s' for the target, one at s for the actor
+    #: Standard-normal draws per transition in a batch's ``noise``: one sample at s'
+    #: for the target, one at s for the actor.
+    noise_draws = 2
 
     def __init__(
         self,
@@ -34,7 +42,40 @@ class Learner(OffPolicyLearner):
         seed: int = 0,
         device: str = "cpu",
     ) -> None:
-        super().__init__(obs_dim, action_dim, config, seed, device)
+        self.device = parts.seeded_device(seed, device)
+        self.config, self.action_dim = config, action_dim
+        self.contract = off_policy_contract(
+            self.name, obs_dim, action_dim, self.noise_draws
+        )
+        # a mean and a log std per action dimension, two critics for clipped double
+        # Q; the target actor is never used (SAC bootstraps from its current actor):
+        # it stays the copy of the actor that set_weights and load make
+        self.actor, self.critics, self.target_actor, self.target_critics = (
+            parts.actor_and_critics(
+                obs_dim, action_dim, config, seed, 2, actor_outputs=2
+            )
+        )
+        self.model = parts.OffPolicyModel(
+            self.actor, self.critics, math.log(config.alpha)
+        )
+        # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
+        # uses torch's formula
+        self.actor_optimizer = TorchAdam(
+            learning_rate=config.step_size("actor"), epsilon=1e-8
+        )
+        self.critic_optimizer = TorchAdam(
+            learning_rate=config.step_size("critic"), epsilon=1e-8
+        )
+        self.actor_optimizer.build(self.actor.trainable_variables)
+        self.critic_optimizer.build(parts.trainable_variables(self.critics))
+        # differs: torch uses a Python int
+        self.step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)
+        # new replay priorities of the last burst, (K, B)
+        self.last_priorities = np.zeros((0, 0), dtype=np.float32)
+        # differs: torch runs a burst eagerly; TF traces it once into one graph
+        self.train_steps = parts.burst_function(
+            self.train_step, obs_dim, action_dim, self.noise_draws
+        )
         self.log_alpha = self.model.log_alpha
         self.target_entropy = (
             -float(action_dim)
@@ -48,13 +89,77 @@ class Learner(OffPolicyLearner):
         )
         self.alpha_optimizer.build([self.log_alpha])
 
-    def initial_log_alpha(self) -> float:
-        return math.log(self.config.alpha)
+    def train_step(self, batch: Batch):
+        """A critic step, an actor step (and, when tuned, a temperature step), then
+        the update of the target critics.
 
-    def alpha(self) -> tf.Tensor:
+        Returns the metric terms and the batch's |TD errors| (new priorities for
+        prioritized replay).
+        """
+        alpha = self.alpha()
+        critic_loss, q_mean, td_errors = self.critic_step(batch, alpha)
+        self.step_counter.assign_add(1)
+        actor_loss = self.actor_step(batch.obs, batch.noise, alpha)
+        self.update_targets()
+        # one actor step a critic step
+        return critic_loss, q_mean, actor_loss, tf.ones(()), alpha, td_errors
+
+    def alpha(self):
         """exp(log_alpha), detached: the losses treat the temperature as a
         constant."""
         return tf.stop_gradient(tf.exp(self.log_alpha[0]))
+
+    def critic_step(self, batch: Batch, alpha):
+        """One Adam step on the summed, importance-weighted MSE of both critics
+        against r + d * (1 - terminated) * V(s').
+
+        d is the transition's discount: gamma for a one-step transition, gamma^k for
+        a k-step one (whose r is then the discounted sum of its k rewards).
+        """
+        discounts = batch.discounts
+        # every transition's discount is gamma: one op less per gradient step
+        if self.config.n_step == 1:
+            discounts = self.config.gamma
+        # differs: torch computes the targets under torch.no_grad()
+        next_value = self.next_value(batch.next_obs, batch.noise, alpha)
+        targets = batch.rewards + discounts * (1.0 - batch.terminated) * next_value
+        targets = tf.stop_gradient(targets)
+        obs, actions = batch.obs, batch.actions
+        with tf.GradientTape() as tape:
+            q_values = [q_value(critic, obs, actions) for critic in self.critics]
+            # importance weights correct prioritized sampling; without it they are 1
+            if self.config.prioritized:
+                loss = tf.add_n(
+                    [
+                        tf.reduce_mean(batch.weights * (q - targets) ** 2)
+                        for q in q_values
+                    ]
+                )
+            else:
+                loss = tf.add_n(
+                    [tf.reduce_mean((q - targets) ** 2) for q in q_values]
+                )
+        # differs: torch calls loss.backward()
+        variables = parts.trainable_variables(self.critics)
+        grads = tape.gradient(loss, variables)
+        self.critic_optimizer.apply_gradients(zip(grads, variables, strict=True))
+        # priorities cost a few ops per step: computed only when prioritized
+        td_errors = tf.zeros(())
+        # a Python condition: traced once, one branch in the graph
+        if self.config.prioritized:
+            td_errors = tf.reduce_mean(
+                tf.stack([tf.abs(q - targets) for q in q_values]), axis=0
+            )
+        return loss, tf.reduce_mean(q_values[0]), td_errors
+
+    def next_value(self, next_obs, noise, alpha):
+        """The soft value of s': min target Q at a fresh sample a' ~ pi(s'), minus
+        alpha log pi(a'|s')."""
+        next_actions, next_log_probs = self.sample(next_obs, noise[0])
+        return (
+            self.min_q(self.target_critics, next_obs, next_actions)
+            - alpha * next_log_probs
+        )
 
     def sample(self, obs, noise):
         """Reparameterised actions a = tanh(mean + std * noise) and their
@@ -77,16 +182,8 @@ class Learner(OffPolicyLearner):
     def min_q(self, critics, obs, actions):
         """The smaller of the two critics' values: clipped double Q, as in TD3."""
         return tf.minimum(
-            q_value(critics[0], obs, actions), q_value(critics[1], obs, actions)
-        )
-
-    def next_value(self, next_obs, noise, alpha):
-        """The soft value of s': min target Q at a fresh sample a' ~ pi(s'), minus
-        alpha log pi(a'|s')."""
-        next_actions, next_log_probs = self.sample(next_obs, noise[0])
-        return (
-            self.min_q(self.target_critics, next_obs, next_actions)
-            - alpha * next_log_probs
+            q_value(critics[0], obs, actions),
+            q_value(critics[1], obs, actions),
         )
 
     def actor_step(self, obs, noise, alpha):
@@ -118,6 +215,54 @@ class Learner(OffPolicyLearner):
             zip(grads, [self.log_alpha], strict=True)
         )
 
-    def target_pairs(self) -> list:
-        """Only the critics' targets move: SAC bootstraps from its current actor."""
-        return self.critic_target_pairs()
+    def update_targets(self) -> None:
+        """target <- target + tau * (online - target), in place, for the critics
+        only: SAC bootstraps from its current actor."""
+        parts.polyak_update(self.target_critics, self.critics, self.config.tau)
+
+    # the plumbing around the update (acting, bursts, weights, checkpoints): calls
+    # of the functions in tf_parts.py, documented there
+
+    # differs: torch counts in a plain attribute; TF reads its tf.Variable counter
+    @property
+    def gradient_steps(self) -> int:
+        return int(self.step_counter.numpy())
+
+    def policy(self, obs: tf.Tensor) -> tf.Tensor:
+        """The greedy action in [-1, 1]: tanh of the mean (the actor's first
+        outputs)."""
+        return tf.tanh(self.actor(obs)[:, : self.action_dim])
+
+    def actions(self, obs: np.ndarray) -> np.ndarray:
+        return parts.numpy_actions(self.policy, obs)
+
+    def update(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
+        return self.update_many(single_burst(batch))
+
+    def update_many(self, batches: dict[str, np.ndarray]) -> dict[str, float]:
+        metrics, self.last_priorities = parts.run_burst(
+            self.train_steps, batches, self.contract, self.config.gamma
+        )
+        return metrics
+
+    def sync_targets(self) -> None:
+        parts.copy_weights(
+            [self.target_actor, *self.target_critics], [self.actor, *self.critics]
+        )
+
+    def get_weights(self) -> list[np.ndarray]:
+        return parts.get_mlp_weights([self.actor, *self.critics])
+
+    def target_weights(self) -> list[np.ndarray]:
+        return parts.get_mlp_weights([self.target_actor, *self.target_critics])
+
+    def set_weights(self, weights: list[np.ndarray]) -> None:
+        parts.set_mlp_weights([self.actor, *self.critics], weights)
+        self.sync_targets()
+
+    def save(self, path: str | Path, meta: dict) -> None:
+        parts.save_model(path, meta, self.model)
+
+    def load(self, path: str | Path) -> None:
+        parts.load_model(path, self.model)
+        self.sync_targets()

@@ -1,31 +1,39 @@
-"""SAC's actor, target and temperature in PyTorch; the rest is
-``rlkit/algos/off_policy/torch.py``.
+"""SAC's learner in PyTorch, whole (Haarnoja et al. 2018): a squashed Gaussian
+actor that trades value for entropy, two critics fit to the soft TD target, and the
+temperature alpha, tuned on log alpha (or fixed).
 
-``tf.py`` mirrors this file line by line.
+``tf.py`` mirrors this file line by line; ``# differs:`` marks each place where the
+frameworks truly differ. The plumbing around the update (networks, weights, bursts,
+checkpoints) is in ``rlkit/algos/torch_parts.py``.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import numpy as np
 import torch
 from torch.nn import functional as F
 
-from rlkit.algos.off_policy.torch import OffPolicyLearner, q_value
+from rlkit.algos import torch_parts as parts
+from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
 from rlkit.algos.sac.config import LOG_STD_MAX, LOG_STD_MIN, SACConfig
 from rlkit.algos.torch_adam import FusedAdam
+from rlkit.algos.torch_parts import q_value
 
 LOG_2PI, LOG_2 = math.log(2 * math.pi), math.log(2.0)
 
 
-class Learner(OffPolicyLearner):
-    """Twin critics, a squashed Gaussian actor, and alpha tuned on ``log_alpha``
-    (or fixed)."""
+class Learner:
+    """A squashed Gaussian actor, two critics and their target copies, log alpha,
+    and their gradient steps."""
 
+    framework = "torch"
     name = "SAC"
-    n_critics = 2
-    actor_outputs = 2  # a mean and a log std per action dimension
-    noise_draws = 2  # one sample at s' for the target, one at s for the actor
+    #: Standard-normal draws per transition in a batch's ``noise``: one sample at s'
+    #: for the target, one at s for the actor.
+    noise_draws = 2
 
     def __init__(
         self,
@@ -35,7 +43,40 @@ class Learner(OffPolicyLearner):
         seed: int = 0,
         device: str = "cpu",
     ) -> None:
-        super().__init__(obs_dim, action_dim, config, seed, device)
+        self.device = parts.seeded_device(seed, device)
+        self.config, self.action_dim = config, action_dim
+        self.contract = off_policy_contract(
+            self.name, obs_dim, action_dim, self.noise_draws
+        )
+        # a mean and a log std per action dimension, two critics for clipped double
+        # Q; the target actor is never used (SAC bootstraps from its current actor):
+        # it stays the copy of the actor that set_weights and load make
+        self.actor, self.critics, self.target_actor, self.target_critics = (
+            parts.actor_and_critics(
+                obs_dim, action_dim, config, seed, self.device, 2, actor_outputs=2
+            )
+        )
+        self.model = parts.OffPolicyModel(
+            self.actor, self.critics, math.log(config.alpha)
+        ).to(self.device)
+        # the actor step asks for these gradients only
+        self.actor_parameters = list(self.actor.parameters())
+        # differs: torch.optim's fused Adam kernel, called without torch.optim's
+        # wrappers (torch_adam.py: half the cost a step, no torch._dynamo import)
+        self.actor_optimizer = FusedAdam(
+            self.actor_parameters, lr=config.step_size("actor")
+        )
+        self.critic_optimizer = FusedAdam(
+            self.critics.parameters(), lr=config.step_size("critic")
+        )
+        self.gradient_steps = 0  # differs: TF keeps this count in a tf.Variable
+        # differs: constant metric terms, made once (TF's graph makes them once too)
+        self.zero = torch.zeros((), device=self.device)
+        self.one = torch.ones((), device=self.device)
+        # new replay priorities of the last burst, (K, B)
+        self.last_priorities = np.zeros((0, 0), dtype=np.float32)
+        # differs: torch runs a burst eagerly; TF traces it once into one graph
+        self.train_steps = parts.burst_function(self.train_step)
         self.log_alpha = self.model.log_alpha
         self.target_entropy = (
             -float(action_dim)
@@ -46,13 +87,73 @@ class Learner(OffPolicyLearner):
             [self.log_alpha], lr=config.step_size("alpha")
         )
 
-    def initial_log_alpha(self) -> float:
-        return math.log(self.config.alpha)
+    def train_step(self, batch: Batch):
+        """A critic step, an actor step (and, when tuned, a temperature step), then
+        the update of the target critics.
 
-    def alpha(self) -> torch.Tensor:
+        Returns the metric terms and the batch's |TD errors| (new priorities for
+        prioritized replay).
+        """
+        alpha = self.alpha()
+        critic_loss, q_mean, td_errors = self.critic_step(batch, alpha)
+        self.gradient_steps += 1
+        actor_loss = self.actor_step(batch.obs, batch.noise, alpha)
+        self.update_targets()
+        # one actor step a critic step
+        return critic_loss, q_mean, actor_loss, self.one, alpha, td_errors
+
+    def alpha(self):
         """exp(log_alpha), detached: the losses treat the temperature as a
         constant."""
         return self.log_alpha.detach().exp()[0]
+
+    def critic_step(self, batch: Batch, alpha):
+        """One Adam step on the summed, importance-weighted MSE of both critics
+        against r + d * (1 - terminated) * V(s').
+
+        d is the transition's discount: gamma for a one-step transition, gamma^k for
+        a k-step one (whose r is then the discounted sum of its k rewards).
+        """
+        discounts = batch.discounts
+        # every transition's discount is gamma: one op less per gradient step
+        if self.config.n_step == 1:
+            discounts = self.config.gamma
+        # differs: TF wraps the targets in tf.stop_gradient (claim C02 measures both)
+        with torch.no_grad():
+            next_value = self.next_value(batch.next_obs, batch.noise, alpha)
+            targets = (
+                batch.rewards + discounts * (1.0 - batch.terminated) * next_value
+            )
+        obs, actions = batch.obs, batch.actions
+        q_values = [q_value(critic, obs, actions) for critic in self.critics]
+        # importance weights correct prioritized sampling; without it they are 1
+        if self.config.prioritized:
+            loss = sum((batch.weights * (q - targets) ** 2).mean() for q in q_values)
+        else:
+            loss = sum(F.mse_loss(q, targets) for q in q_values)
+        self.critic_optimizer.zero_grad(set_to_none=True)
+        # differs: TF records the forward pass on a GradientTape and asks it for
+        # gradients
+        loss.backward()
+        self.critic_optimizer.step()
+        # priorities cost a few ops per step: computed only when prioritized
+        td_errors = self.zero
+        if self.config.prioritized:
+            td_errors = (
+                torch.stack([(q - targets).abs() for q in q_values])
+                .mean(dim=0)
+                .detach()
+            )
+        return loss.detach(), q_values[0].detach().mean(), td_errors
+
+    def next_value(self, next_obs, noise, alpha):
+        """The soft value of s': min target Q at a fresh sample a' ~ pi(s'), minus
+        alpha log pi(a'|s')."""
+        next_actions, next_log_probs = self.sample(next_obs, noise[0])
+        return (
+            self.min_q(self.target_critics, next_obs, next_actions)
+            - alpha * next_log_probs
+        )
 
     def sample(self, obs, noise):
         """Reparameterised actions a = tanh(mean + std * noise) and their
@@ -73,16 +174,8 @@ class Learner(OffPolicyLearner):
     def min_q(self, critics, obs, actions):
         """The smaller of the two critics' values: clipped double Q, as in TD3."""
         return torch.minimum(
-            q_value(critics[0], obs, actions), q_value(critics[1], obs, actions)
-        )
-
-    def next_value(self, next_obs, noise, alpha):
-        """The soft value of s': min target Q at a fresh sample a' ~ pi(s'), minus
-        alpha log pi(a'|s')."""
-        next_actions, next_log_probs = self.sample(next_obs, noise[0])
-        return (
-            self.min_q(self.target_critics, next_obs, next_actions)
-            - alpha * next_log_probs
+            q_value(critics[0], obs, actions),
+            q_value(critics[1], obs, actions),
         )
 
     def actor_step(self, obs, noise, alpha):
@@ -106,6 +199,49 @@ class Learner(OffPolicyLearner):
         loss.backward()
         self.alpha_optimizer.step()
 
-    def target_pairs(self) -> list:
-        """Only the critics' targets move: SAC bootstraps from its current actor."""
-        return self.critic_target_pairs()
+    def update_targets(self) -> None:
+        """target <- target + tau * (online - target), in place, for the critics
+        only: SAC bootstraps from its current actor."""
+        parts.polyak_update(self.target_critics, self.critics, self.config.tau)
+
+    # the plumbing around the update (acting, bursts, weights, checkpoints): calls
+    # of the functions in torch_parts.py, documented there
+
+    def policy(self, obs: torch.Tensor) -> torch.Tensor:
+        """The greedy action in [-1, 1]: tanh of the mean (the actor's first
+        outputs)."""
+        return torch.tanh(self.actor(obs)[:, : self.action_dim])
+
+    def actions(self, obs: np.ndarray) -> np.ndarray:
+        return parts.numpy_actions(self.policy, obs, self.device)
+
+    def update(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
+        return self.update_many(single_burst(batch))
+
+    def update_many(self, batches: dict[str, np.ndarray]) -> dict[str, float]:
+        metrics, self.last_priorities = parts.run_burst(
+            self.train_steps, batches, self.contract, self.config.gamma, self.device
+        )
+        return metrics
+
+    def sync_targets(self) -> None:
+        parts.copy_weights(
+            [self.target_actor, *self.target_critics], [self.actor, *self.critics]
+        )
+
+    def get_weights(self) -> list[np.ndarray]:
+        return parts.get_mlp_weights([self.actor, *self.critics])
+
+    def target_weights(self) -> list[np.ndarray]:
+        return parts.get_mlp_weights([self.target_actor, *self.target_critics])
+
+    def set_weights(self, weights: list[np.ndarray]) -> None:
+        parts.set_mlp_weights([self.actor, *self.critics], weights)
+        self.sync_targets()
+
+    def save(self, path: str | Path, meta: dict) -> None:
+        parts.save_model(path, meta, self.model)
+
+    def load(self, path: str | Path) -> None:
+        parts.load_model(path, self.model)
+        self.sync_targets()

@@ -1,0 +1,260 @@
+"""Small TensorFlow 2 / Keras 3 pieces the learners share, as functions: seeding,
+networks and their weights, target networks, checkpoints, and, in a section of
+their own, the off-policy family's critics and bursts of gradient steps.
+
+An algorithm's update lives whole in its own file (``rlkit/algos/td3/tf.py``);
+what is here is the plumbing around it, the same for every algorithm that uses it.
+Mirrors ``torch_parts.py`` function by function; ``# differs:`` marks each place
+where the frameworks truly differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from rlkit.algos.off_policy.config import (
+    Batch,
+    OffPolicyConfig,
+    burst_metrics,
+    flatten_burst,
+    initial_weights,
+)
+from rlkit.batches import with_defaults
+from rlkit.checkpoints import write_keras_checkpoint
+from rlkit.contracts import TensorContract
+from rlkit.hardware import check_device, configure_tensorflow
+
+# ----------------------------------------------------------------------------------
+# Any learner: seed and device, networks and their weights, targets, checkpoints
+# ----------------------------------------------------------------------------------
+
+
+def seeded_device(seed: int, device: str) -> str:
+    """Seed the framework; the device a learner computes on."""
+    configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
+    keras.utils.set_random_seed(seed)
+    # differs: TF puts its ops on a GPU itself when its GPU build sees one
+    return check_device(device)
+
+
+def build_mlp(
+    in_dim: int, out_dim: int, hidden_sizes: tuple[int, ...]
+) -> keras.Sequential:
+    """A ReLU MLP with a linear output layer."""
+    layers: list = [keras.Input((in_dim,))]
+    for width in hidden_sizes:
+        layers.append(keras.layers.Dense(width, activation="relu"))
+    layers.append(keras.layers.Dense(out_dim))
+    return keras.Sequential(layers)
+
+
+# differs: a tape needs the variable list; torch optimizers hold their parameters
+def trainable_variables(nets: list[keras.Model]) -> list[tf.Variable]:
+    return [variable for net in nets for variable in net.trainable_variables]
+
+
+def get_mlp_weights(nets: list[keras.Sequential]) -> list[np.ndarray]:
+    """``[W0, b0, ...]`` of each MLP in turn, each ``W`` as (in, out), Keras' own
+    layout."""
+    return [np.array(array) for net in nets for array in net.get_weights()]
+
+
+def set_mlp_weights(nets: list[keras.Sequential], weights: list[np.ndarray]) -> None:
+    """Load weights in :func:`get_mlp_weights` order into the MLPs, in place."""
+    sizes = [len(net.weights) for net in nets]
+    if len(weights) != sum(sizes):
+        raise ValueError(
+            f"expected {sum(sizes)} arrays in get_weights order, got {len(weights)}"
+        )
+    start = 0
+    for net, size in zip(nets, sizes, strict=True):
+        net.set_weights(
+            [np.asarray(w, dtype=np.float32) for w in weights[start : start + size]]
+        )
+        start += size
+
+
+def copy_weights(targets: list[keras.Model], onlines: list[keras.Model]) -> None:
+    """Copy each online network into its target's own variables (a copy, not an
+    alias: claim C03)."""
+    for target, online in zip(targets, onlines, strict=True):
+        target.set_weights(online.get_weights())
+
+
+def polyak_update(
+    targets: list[keras.Model], onlines: list[keras.Model], tau: float
+) -> None:
+    """target <- target + tau * (online - target), in place, for each pair of
+    networks."""
+    target_variables = [v for net in targets for v in net.weights]
+    online_variables = [v for net in onlines for v in net.weights]
+    for target, online in zip(target_variables, online_variables, strict=True):
+        target.assign(target + tau * (online - target))
+
+
+def numpy_actions(policy: Callable, obs: np.ndarray) -> np.ndarray:
+    """``policy`` on a numpy batch, through the framework; the actions in numpy."""
+    return policy(tf.constant(obs, dtype=tf.float32)).numpy()
+
+
+def save_model(path: str | Path, meta: dict, model: keras.Model) -> None:
+    """A ``.keras`` archive or ``.weights.h5`` file with the model and rlkit's
+    metadata."""
+    write_keras_checkpoint(path, meta, model)
+
+
+def load_model(path: str | Path, model: keras.Model) -> None:
+    """Load the weights of a :func:`save_model` file into ``model``, in place."""
+    model.load_weights(str(path))
+
+
+# ----------------------------------------------------------------------------------
+# The off-policy family (DDPG, TD3, SAC): critics Q(s, a), networks, bursts
+# ----------------------------------------------------------------------------------
+
+
+def q_value(critic: keras.Model, obs: tf.Tensor, actions: tf.Tensor) -> tf.Tensor:
+    """Q(s, a) of a batch, shape (B,): the critic reads the observation and the
+    action side by side."""
+    return tf.squeeze(critic(tf.concat([obs, actions], axis=-1)), -1)
+
+
+def actor_and_critics(
+    obs_dim: int,
+    action_dim: int,
+    config: OffPolicyConfig,
+    seed: int,
+    n_critics: int,
+    actor_outputs: int = 1,
+) -> tuple[keras.Sequential, list, keras.Sequential, list]:
+    """The actor (``actor_outputs`` per action dimension), the critics and a frozen
+    target copy of each, with rlkit's initial weights."""
+    sizes, outputs = config.hidden_sizes, actor_outputs * action_dim
+    actor = build_mlp(obs_dim, outputs, sizes)
+    critics = [build_mlp(obs_dim + action_dim, 1, sizes) for _ in range(n_critics)]
+    target_actor = build_mlp(obs_dim, outputs, sizes)
+    target_critics = [
+        build_mlp(obs_dim + action_dim, 1, sizes) for _ in range(n_critics)
+    ]
+    for target in (target_actor, *target_critics):
+        # differs: torch sets requires_grad_(False) on the parameters
+        target.trainable = False
+    # drawn in numpy: the same networks in both frameworks
+    weights = initial_weights(obs_dim, action_dim, outputs, n_critics, config, seed)
+    set_mlp_weights([actor, *critics], weights)
+    copy_weights([target_actor, *target_critics], [actor, *critics])
+    return actor, critics, target_actor, target_critics
+
+
+@keras.saving.register_keras_serializable("rlkit")
+class OffPolicyModel(keras.Model):
+    """What a checkpoint keeps: the actor, the critics and SAC's log alpha (targets
+    are copies of the critics)."""
+
+    def __init__(
+        self,
+        actor: keras.Model,
+        critics: list,
+        log_alpha: float | None = None,
+        **kwargs,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.actor, self.critics, self.initial_log_alpha = (
+            actor,
+            list(critics),
+            log_alpha,
+        )
+        self.log_alpha = (
+            None
+            if log_alpha is None
+            else self.add_weight(shape=(1,), initializer="zeros", name="log_alpha")
+        )
+        if log_alpha is not None:
+            self.log_alpha.assign([log_alpha])
+        self.built = True
+
+    # differs: a Keras Model must define call; the torch container is never called
+    def call(self, obs):
+        return self.actor(obs)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "actor": keras.saving.serialize_keras_object(self.actor),
+            "critics": [
+                keras.saving.serialize_keras_object(critic)
+                for critic in self.critics
+            ],
+            "log_alpha": self.initial_log_alpha,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict) -> OffPolicyModel:
+        config["actor"] = keras.saving.deserialize_keras_object(config["actor"])
+        config["critics"] = [
+            keras.saving.deserialize_keras_object(critic)
+            for critic in config["critics"]
+        ]
+        return cls(**config)
+
+
+def run_burst(
+    train_steps: Callable,
+    batches: dict[str, np.ndarray],
+    contract: TensorContract,
+    gamma: float,
+) -> tuple[dict[str, float], np.ndarray]:
+    """Check a burst of K batches (fields stacked as (K, B, ...)) and run
+    ``train_steps`` on it: the mean metrics, the new replay priorities (K, B).
+
+    ``discounts`` and ``weights`` may be left out (gamma and 1: one-step
+    transitions, uniform replay).
+    """
+    batches = with_defaults(batches, gamma)
+    contract.check(flatten_burst(batches))
+    totals, priorities = train_steps(burst_tensors(batches))
+    steps = len(batches["rewards"])
+    return burst_metrics(totals.numpy(), steps), priorities.numpy()
+
+
+def burst_tensors(batches: dict[str, np.ndarray]) -> Batch:
+    """The burst's fields as tensors (no copies)."""
+    return Batch(*(tf.convert_to_tensor(batches[name]) for name in Batch._fields))
+
+
+def each_step(train_step: Callable, burst: Batch):
+    """Run ``train_step`` on each batch along the burst's leading axis; the summed
+    metric terms, the priorities."""
+    # the five metric terms of a step (burst_metrics)
+    totals = tf.zeros(5)
+    priorities = tf.TensorArray(tf.float32, size=tf.shape(burst.obs)[0])
+    # differs: autograph turns this loop into a graph while_loop
+    for i in tf.range(tf.shape(burst.obs)[0]):
+        *terms, priority = train_step(Batch(*(field[i] for field in burst)))
+        totals += tf.stack(terms)
+        # differs: torch appends to a Python list
+        priorities = priorities.write(i, priority)
+    return totals, priorities.stack()
+
+
+def burst_function(
+    train_step: Callable, obs_dim: int, action_dim: int, noise_draws: int
+) -> Callable:
+    """A learner's ``train_steps``: :func:`each_step` of its ``train_step``."""
+
+    def train_steps(burst: Batch):
+        return each_step(train_step, burst)
+
+    # differs: torch runs a burst eagerly; TF traces it once into one graph, whose
+    # signature leaves K batches of B transitions free
+    vectors = tf.TensorSpec((None, None))
+    obs = tf.TensorSpec((None, None, obs_dim))
+    actions = tf.TensorSpec((None, None, action_dim))
+    noise = tf.TensorSpec((None, noise_draws, None, action_dim))
+    signature = [Batch(obs, actions, vectors, obs, vectors, vectors, vectors, noise)]
+    return tf.function(train_steps, input_signature=signature)

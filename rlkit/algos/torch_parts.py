@@ -1,0 +1,241 @@
+"""Small PyTorch pieces the learners share, as functions: seeding, networks and
+their weights in Keras' layout, target networks, checkpoints, and, in a section of
+their own, the off-policy family's critics and bursts of gradient steps.
+
+An algorithm's update lives whole in its own file (``rlkit/algos/td3/torch.py``);
+what is here is the plumbing around it, the same for every algorithm that uses it.
+``tf_parts.py`` mirrors this file function by function; ``# differs:`` marks each
+place where the frameworks truly differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from rlkit.algos.off_policy.config import (
+    Batch,
+    OffPolicyConfig,
+    burst_metrics,
+    flatten_burst,
+    initial_weights,
+)
+from rlkit.batches import with_defaults
+from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
+from rlkit.contracts import TensorContract
+from rlkit.hardware import configure_torch, resolve_device
+
+# ----------------------------------------------------------------------------------
+# Any learner: seed and device, networks and their weights, targets, checkpoints
+# ----------------------------------------------------------------------------------
+
+
+def seeded_device(seed: int, device: str) -> torch.device:
+    """Seed the framework; the device a learner computes on (cpu, cuda, mps)."""
+    configure_torch()  # one CPU thread unless RLKIT_THREADS says otherwise
+    torch.manual_seed(seed)
+    return torch.device(resolve_device(device))
+
+
+def build_mlp(
+    in_dim: int, out_dim: int, hidden_sizes: tuple[int, ...]
+) -> nn.Sequential:
+    """A ReLU MLP with a linear output layer."""
+    layers: list[nn.Module] = []
+    for width in hidden_sizes:
+        layers += [nn.Linear(in_dim, width), nn.ReLU()]
+        in_dim = width
+    layers.append(nn.Linear(in_dim, out_dim))
+    return nn.Sequential(*layers)
+
+
+# differs: torch weights are read layer by layer; Keras has get_weights()
+def linear_layers(nets: list[nn.Sequential]) -> list[nn.Linear]:
+    return [layer for net in nets for layer in net if isinstance(layer, nn.Linear)]
+
+
+def get_mlp_weights(nets: list[nn.Sequential]) -> list[np.ndarray]:
+    """``[W0, b0, ...]`` of each MLP in turn, each ``W`` as (in, out): Keras'
+    layout (torch's is (out, in))."""
+    weights = []
+    # differs: torch weights are read layer by layer; Keras has get_weights()
+    for layer in linear_layers(nets):
+        weights += [
+            layer.weight.detach().cpu().numpy().T.copy(),
+            layer.bias.detach().cpu().numpy().copy(),
+        ]
+    return weights
+
+
+def set_mlp_weights(nets: list[nn.Sequential], weights: list[np.ndarray]) -> None:
+    """Load weights in :func:`get_mlp_weights` order into the MLPs, in place."""
+    layers = linear_layers(nets)
+    if len(weights) != 2 * len(layers):
+        raise ValueError(
+            f"expected {2 * len(layers)} arrays in get_weights order, "
+            f"got {len(weights)}"
+        )
+    # differs: torch weights are written layer by layer; Keras has set_weights()
+    with torch.no_grad():
+        for layer, kernel, bias in zip(
+            layers, weights[0::2], weights[1::2], strict=True
+        ):
+            layer.weight.copy_(
+                torch.as_tensor(np.asarray(kernel, dtype=np.float32).T)
+            )
+            layer.bias.copy_(torch.as_tensor(np.asarray(bias, dtype=np.float32)))
+
+
+def copy_weights(targets: list[nn.Module], onlines: list[nn.Module]) -> None:
+    """Copy each online network into its target's own tensors (a copy, not an
+    alias: claim C03)."""
+    for target, online in zip(targets, onlines, strict=True):
+        target.load_state_dict(online.state_dict())
+
+
+def polyak_update(
+    targets: list[nn.Module], onlines: list[nn.Module], tau: float
+) -> None:
+    """target <- target + tau * (online - target), in place, for each pair of
+    networks."""
+    target_parameters = [p for net in targets for p in net.parameters()]
+    online_parameters = [p for net in onlines for p in net.parameters()]
+    with torch.no_grad():  # one foreach call, not one lerp_ per tensor
+        torch._foreach_lerp_(target_parameters, online_parameters, tau)
+
+
+def numpy_actions(
+    policy: Callable, obs: np.ndarray, device: torch.device
+) -> np.ndarray:
+    """``policy`` on a numpy batch, through the framework; the actions in numpy."""
+    with torch.inference_mode():
+        obs = torch.as_tensor(obs, dtype=torch.float32, device=device)
+        return policy(obs).cpu().numpy()
+
+
+def save_model(path: str | Path, meta: dict, model: nn.Module) -> None:
+    """A ``.pt`` file with the model's weights and rlkit's metadata (loads with
+    ``weights_only=True``)."""
+    write_torch_checkpoint(path, meta, model.state_dict())
+
+
+def load_model(path: str | Path, model: nn.Module) -> None:
+    """Load the weights of a :func:`save_model` file into ``model``, in place."""
+    model.load_state_dict(read_torch_checkpoint(path)[1])
+
+
+# ----------------------------------------------------------------------------------
+# The off-policy family (DDPG, TD3, SAC): critics Q(s, a), networks, bursts
+# ----------------------------------------------------------------------------------
+
+
+def q_value(
+    critic: nn.Module, obs: torch.Tensor, actions: torch.Tensor
+) -> torch.Tensor:
+    """Q(s, a) of a batch, shape (B,): the critic reads the observation and the
+    action side by side."""
+    return critic(torch.cat([obs, actions], dim=-1)).squeeze(-1)
+
+
+def actor_and_critics(
+    obs_dim: int,
+    action_dim: int,
+    config: OffPolicyConfig,
+    seed: int,
+    device: torch.device,
+    n_critics: int,
+    actor_outputs: int = 1,
+) -> tuple[nn.Sequential, nn.ModuleList, nn.Sequential, nn.ModuleList]:
+    """The actor (``actor_outputs`` per action dimension), the critics and a frozen
+    target copy of each, on ``device``, with rlkit's initial weights."""
+    sizes, outputs = config.hidden_sizes, actor_outputs * action_dim
+    actor = build_mlp(obs_dim, outputs, sizes)
+    critics = nn.ModuleList(
+        [build_mlp(obs_dim + action_dim, 1, sizes) for _ in range(n_critics)]
+    )
+    target_actor = build_mlp(obs_dim, outputs, sizes).requires_grad_(False)
+    target_critics = nn.ModuleList(
+        [build_mlp(obs_dim + action_dim, 1, sizes) for _ in range(n_critics)]
+    )
+    # differs: TF never hands the targets to a tape
+    target_critics.requires_grad_(False)
+    for module in (actor, critics, target_actor, target_critics):
+        module.to(device)  # differs: TF places variables itself
+    # drawn in numpy: the same networks in both frameworks
+    weights = initial_weights(obs_dim, action_dim, outputs, n_critics, config, seed)
+    set_mlp_weights([actor, *critics], weights)
+    copy_weights([target_actor, *target_critics], [actor, *critics])
+    return actor, critics, target_actor, target_critics
+
+
+class OffPolicyModel(nn.Module):
+    """What a checkpoint keeps: the actor, the critics and SAC's log alpha (targets
+    are copies of the critics)."""
+
+    def __init__(
+        self,
+        actor: nn.Module,
+        critics: nn.ModuleList,
+        log_alpha: float | None = None,
+    ) -> None:
+        super().__init__()
+        self.actor, self.critics = actor, critics
+        self.log_alpha = (
+            None if log_alpha is None else nn.Parameter(torch.full((1,), log_alpha))
+        )
+
+
+def run_burst(
+    train_steps: Callable,
+    batches: dict[str, np.ndarray],
+    contract: TensorContract,
+    gamma: float,
+    device: torch.device,
+) -> tuple[dict[str, float], np.ndarray]:
+    """Check a burst of K batches (fields stacked as (K, B, ...)) and run
+    ``train_steps`` on it: the mean metrics, the new replay priorities (K, B).
+
+    ``discounts`` and ``weights`` may be left out (gamma and 1: one-step
+    transitions, uniform replay).
+    """
+    batches = with_defaults(batches, gamma)
+    contract.check(flatten_burst(batches))
+    totals, priorities = train_steps(burst_tensors(batches, device))
+    steps = len(batches["rewards"])
+    return burst_metrics(totals.cpu().numpy(), steps), priorities.cpu().numpy()
+
+
+def burst_tensors(batches: dict[str, np.ndarray], device: torch.device) -> Batch:
+    """The burst's fields as tensors (no copies)."""
+    # differs: TF places tensors on its device itself
+    return Batch(
+        *(torch.as_tensor(batches[name], device=device) for name in Batch._fields)
+    )
+
+
+def each_step(train_step: Callable, burst: Batch):
+    """Run ``train_step`` on each batch along the burst's leading axis; the summed
+    metric terms, the priorities."""
+    # differs: torch sums the terms once, after the loop (one op, not two a step)
+    terms, priorities = [], []
+    # differs: TF runs this loop inside its graph (tf.range)
+    for i in range(burst.obs.shape[0]):
+        *step_terms, priority = train_step(Batch(*(field[i] for field in burst)))
+        terms += step_terms
+        priorities.append(priority)  # differs: TF writes into a tf.TensorArray
+    totals = torch.stack(terms).reshape(burst.obs.shape[0], -1).sum(dim=0)
+    return totals, torch.stack(priorities)
+
+
+def burst_function(train_step: Callable) -> Callable:
+    """A learner's ``train_steps``: :func:`each_step` of its ``train_step``."""
+
+    def train_steps(burst: Batch):
+        return each_step(train_step, burst)
+
+    # differs: torch runs a burst eagerly; TF traces it once into one graph
+    return train_steps
