@@ -39,9 +39,7 @@ def test_tensorflow_runs_refuse_a_named_torch_device():
         rlkit.train("dqn", framework="tf", total_steps=100, device="cuda", progress=False)
 
 
-@pytest.mark.parametrize(
-    ("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.ppo.torch")]
-)
+@pytest.mark.parametrize(("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.ppo.torch")])
 def test_load_and_resume_take_a_device(algo, twin, tmp_path, monkeypatch):
     """``rlkit.load(path, device=)`` and ``rlkit.train(resume=..., device=)`` build the learner where they are
     told, whatever device saved the checkpoint; a device this machine lacks is refused by name."""
