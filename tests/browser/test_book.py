@@ -133,7 +133,7 @@ class Book:
 def _book_sources(folder: Path) -> None:
     """The book's sources in ``folder``: the chapters copied (one of them gets outputs there), the rest linked."""
     shutil.copytree(ROOT / "notebooks", folder / "notebooks")
-    for name in ("_toc.yml", "book", "_static", "_ext", "rlkit"):  # rlkit: the chapters include its source
+    for name in ("_toc.yml", "book", "_static", "_ext", "rlkit", "course"):  # the chapters include their source
         (folder / name).symlink_to(ROOT / name)
 
 
@@ -257,9 +257,9 @@ def _shown_in(code: str, sources: list[str]) -> bool:
 
 def test_framework_tabs_switch_to_the_tensorflow_source(pages: dict[str, dict]):
     twins = {
-        "PyTorch": [path.read_text() for path in (ROOT / "rlkit").rglob("torch.py")],
+        "PyTorch": [path.read_text() for path in (ROOT / "rlkit").rglob("torch*.py")],
         "TensorFlow": [
-            path.read_text() for path in [*(ROOT / "rlkit").rglob("tf.py"), *(ROOT / "rlkit").rglob("keras*.py")]
+            path.read_text() for path in [*(ROOT / "rlkit").rglob("tf*.py"), *(ROOT / "rlkit").rglob("keras*.py")]
         ],
     }
     tab_sets = [(path, tabs) for path, facts in pages.items() for tabs in facts["tabSets"]]
