@@ -13,7 +13,12 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights
+from rlkit.algos.dqn.config import (
+    Batch,
+    DQNConfig,
+    dqn_contract,
+    initial_q_weights,
+)
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.batches import with_defaults
 from rlkit.checkpoints import write_keras_checkpoint
@@ -222,16 +227,14 @@ class DQNLearner:
         self.step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)
         # new replay priorities of the last burst, (K, B)
         self.last_priorities = np.zeros((0, 0), dtype=np.float32)
+        obs = tf.TensorSpec((None, None, obs_dim), tf.float32)
+        actions = tf.TensorSpec((None, None), tf.int64)
+        vectors = tf.TensorSpec((None, None), tf.float32)
+        noise = tf.TensorSpec((None, self.noise_size), tf.float32)
         spec = [
-            tf.TensorSpec((None, None, obs_dim), tf.float32),
-            tf.TensorSpec((None, None), tf.int64),
-            tf.TensorSpec((None, None), tf.float32),
-            tf.TensorSpec((None, None, obs_dim), tf.float32),
-            tf.TensorSpec((None, None), tf.float32),
-            tf.TensorSpec((None, None), tf.float32),
-            tf.TensorSpec((None, None), tf.float32),
-            tf.TensorSpec((None, self.noise_size), tf.float32),
-            tf.TensorSpec((None, self.noise_size), tf.float32),
+            Batch(obs, actions, vectors, obs, vectors, vectors, vectors),
+            noise,
+            noise,
         ]
         # differs: torch runs eagerly; TF traces the whole burst of steps once into
         # one graph. A burst of 128 steps then costs one call: measured 0.7 ms a step
@@ -308,60 +311,39 @@ class DQNLearner:
     def tensors(
         self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
     ) -> tuple:
-        """The batch's fields and the two noise draws as tensors, in the argument
-        order of :meth:`train_step`."""
+        """The batch as a :class:`Batch` of tensors, then the online and the target
+        network's noise draws: the arguments of :meth:`train_step`."""
         batch = with_defaults(batch, self.config.gamma)
         if noise is None:  # fresh draws: one pair per batch, or per step of a burst
             noise = self.draw_noise(
                 None if batch["obs"].ndim == 2 else len(batch["obs"])
             )
+        # the contract allows int32 actions; indexing takes int64
+        batch["actions"] = batch["actions"].astype(np.int64, copy=False)
+        noise = np.asarray(noise, dtype=np.float32)
+        fields = [batch[name] for name in Batch._fields]
         return (
-            tf.convert_to_tensor(batch["obs"]),
-            tf.convert_to_tensor(batch["actions"].astype(np.int64, copy=False)),
-            tf.convert_to_tensor(batch["rewards"]),
-            tf.convert_to_tensor(batch["next_obs"]),
-            tf.convert_to_tensor(batch["terminated"]),
-            tf.convert_to_tensor(batch["discounts"]),
-            tf.convert_to_tensor(batch["weights"]),
-            tf.convert_to_tensor(np.asarray(noise[0], dtype=np.float32)),
-            tf.convert_to_tensor(np.asarray(noise[1], dtype=np.float32)),
+            Batch(*(tf.convert_to_tensor(field) for field in fields)),
+            tf.convert_to_tensor(noise[0]),
+            tf.convert_to_tensor(noise[1]),
         )
 
-    def train_steps(
-        self,
-        obs,
-        actions,
-        rewards,
-        next_obs,
-        terminated,
-        discounts,
-        weights,
-        noise,
-        target_noise,
-    ):
-        """Run :meth:`train_step` on each batch along the leading axis; mean loss and
-        Q, and priorities."""
+    def train_steps(self, burst: Batch, noise, target_noise):
+        """Run :meth:`train_step` on each batch along the burst's leading axis; mean
+        loss and Q, and priorities."""
         total_loss = tf.zeros(())
         total_q = tf.zeros(())
-        priorities = tf.TensorArray(tf.float32, size=tf.shape(obs)[0])
+        priorities = tf.TensorArray(tf.float32, size=tf.shape(burst.obs)[0])
         # differs: autograph turns this loop into a graph while_loop
-        for i in tf.range(tf.shape(obs)[0]):
-            batch = (
-                obs[i],
-                actions[i],
-                rewards[i],
-                next_obs[i],
-                terminated[i],
-                discounts[i],
-                weights[i],
-            )
+        for i in tf.range(tf.shape(burst.obs)[0]):
+            batch = Batch(*(field[i] for field in burst))
             loss, q_mean, priority = self.train_step(
-                *batch, noise[i], target_noise[i]
+                batch, noise[i], target_noise[i]
             )
             total_loss, total_q = total_loss + loss, total_q + q_mean
             # differs: torch appends to a Python list
             priorities = priorities.write(i, priority)
-        steps = tf.cast(tf.shape(obs)[0], tf.float32)
+        steps = tf.cast(tf.shape(burst.obs)[0], tf.float32)
         return total_loss / steps, total_q / steps, priorities.stack()
 
     def expected_q(self, out):
@@ -371,9 +353,7 @@ class DQNLearner:
             return out
         return tf.reduce_sum(tf.nn.softmax(out, axis=-1) * self.support, axis=-1)
 
-    def td_targets(
-        self, rewards, next_obs, terminated, discounts, noise, target_noise
-    ):
+    def td_targets(self, batch: Batch, noise, target_noise):
         """The TD target r + d Q_target(s', a') (B,), or for C51 the target
         distribution projected (B, N).
 
@@ -381,9 +361,9 @@ class DQNLearner:
         d = discount * (1 - terminated): gamma for a one-step transition, gamma^k for
         a k-step one (then r is its k rewards), 0 at a terminal.
         """
-        next_target = self.target_q(next_obs, target_noise, training=False)
+        next_target = self.target_q(batch.next_obs, target_noise, training=False)
         chooser = (
-            self.q(next_obs, noise, training=False)
+            self.q(batch.next_obs, noise, training=False)
             if self.config.double
             else next_target
         )
@@ -391,36 +371,28 @@ class DQNLearner:
         # batch_dims=1 picks one row per sample and keeps shape (B,): a (B, 1) would
         # broadcast (claim C08)
         next_out = tf.gather(next_target, next_actions, batch_dims=1)
-        bootstrap = discounts * (1.0 - terminated)
+        bootstrap = batch.discounts * (1.0 - batch.terminated)
         if not self.config.distributional:
             # differs: torch uses torch.no_grad()
-            return tf.stop_gradient(rewards + bootstrap * next_out)
+            return tf.stop_gradient(batch.rewards + bootstrap * next_out)
         return tf.stop_gradient(
             project_distribution(
-                tf.nn.softmax(next_out, axis=-1), rewards, bootstrap, self.support
+                tf.nn.softmax(next_out, axis=-1),
+                batch.rewards,
+                bootstrap,
+                self.support,
             )
         )
 
-    def compute_gradients(
-        self,
-        obs,
-        actions,
-        rewards,
-        next_obs,
-        terminated,
-        discounts,
-        weights,
-        noise,
-        target_noise,
-    ):
+    def compute_gradients(self, batch: Batch, noise, target_noise):
         """Importance-weighted loss (Huber on the TD error, or C51's cross-entropy),
         mean Q, priorities, gradients."""
-        targets = self.td_targets(
-            rewards, next_obs, terminated, discounts, noise, target_noise
-        )
+        targets = self.td_targets(batch, noise, target_noise)
         with tf.GradientTape() as tape:
             # Q(s, a), or its logits
-            out = tf.gather(self.q(obs, noise, training=True), actions, batch_dims=1)
+            out = tf.gather(
+                self.q(batch.obs, noise, training=True), batch.actions, batch_dims=1
+            )
             if self.config.distributional:
                 losses = -tf.reduce_sum(
                     targets * tf.nn.log_softmax(out, axis=-1), axis=-1
@@ -431,7 +403,7 @@ class DQNLearner:
             else:
                 losses = huber(targets - out, self.config.huber_delta)
                 priorities = tf.abs(targets - tf.stop_gradient(out))
-            loss = tf.reduce_mean(weights * losses)
+            loss = tf.reduce_mean(batch.weights * losses)
         # differs: torch calls loss.backward()
         grads = tape.gradient(loss, self.q.trainable_variables)
         if self.config.max_grad_norm is not None:
@@ -439,29 +411,10 @@ class DQNLearner:
         q_mean = tf.reduce_mean(self.expected_q(tf.stop_gradient(out)))
         return loss, q_mean, priorities, grads
 
-    def train_step(
-        self,
-        obs,
-        actions,
-        rewards,
-        next_obs,
-        terminated,
-        discounts,
-        weights,
-        noise,
-        target_noise,
-    ):
+    def train_step(self, batch: Batch, noise, target_noise):
         """One Adam step on the clipped gradients, then the target update."""
         loss, q_mean, priorities, grads = self.compute_gradients(
-            obs,
-            actions,
-            rewards,
-            next_obs,
-            terminated,
-            discounts,
-            weights,
-            noise,
-            target_noise,
+            batch, noise, target_noise
         )
         # differs: see torch
         self.optimizer.apply_gradients(
