@@ -13,6 +13,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from rlkit.algos import tf_parts as parts
 from rlkit.algos.dqn.config import (
     Batch,
     DQNConfig,
@@ -21,9 +22,7 @@ from rlkit.algos.dqn.config import (
 )
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.batches import with_defaults
-from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.distributional import categorical_support
-from rlkit.hardware import check_device, configure_tensorflow
 
 
 def build_q_network(
@@ -192,10 +191,7 @@ class DQNLearner:
         seed: int = 0,
         device: str = "cpu",
     ) -> None:
-        configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
-        keras.utils.set_random_seed(seed)
-        # differs: TF puts its ops on a GPU itself when its GPU build sees one
-        self.device = check_device(device)
+        self.device = parts.seeded_device(seed, device)
         self.config = config
         self.contract = dqn_contract(obs_dim, n_actions)
         network = (
@@ -429,7 +425,7 @@ class DQNLearner:
         steps."""
         # a Python condition on the config: fixed when traced
         if self.config.target_update == "polyak":
-            self.polyak_update(self.config.tau)
+            parts.polyak_update([self.target_q], [self.q], self.config.tau)
         elif self.step_counter % self.config.target_update_every == 0:
             # a tensor condition: autograph's tf.cond
             # differs: torch counts in a Python int, which would freeze here when
@@ -444,14 +440,6 @@ class DQNLearner:
         ):
             target.assign(online)
 
-    def polyak_update(self, tau: float) -> None:
-        """target <- target + tau * (online - target), in place (rebinding a name
-        would change nothing)."""
-        for target, online in zip(
-            self.target_q.weights, self.q.weights, strict=True
-        ):
-            target.assign(target + tau * (online - target))
-
     def reset_optimizer(self) -> None:
         """Forget Adam's moment estimates and step count; the weights stay
         (claim C40)."""
@@ -465,27 +453,21 @@ class DQNLearner:
     def get_weights(self) -> list[np.ndarray]:
         """Online weights layer by layer (``W, b``, or
         ``W_mu, b_mu, W_sigma, b_sigma``), each ``W`` as (in, out)."""
-        return [np.array(w) for w in self.q.get_weights()]
+        return parts.get_mlp_weights([self.q])
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
         """Load weights in :meth:`get_weights` order into the online network, then
         sync the target."""
-        expected = len(self.q.weights)
-        if len(weights) != expected:
-            raise ValueError(
-                f"expected {expected} arrays in get_weights order, "
-                f"got {len(weights)}"
-            )
-        self.q.set_weights([np.asarray(w, dtype=np.float32) for w in weights])
+        parts.set_mlp_weights([self.q], weights)
         self.sync_target()
 
     def save(self, path: str | Path, meta: dict) -> None:
         """A ``.keras`` archive or ``.weights.h5`` file with the online weights and
         rlkit's metadata."""
-        write_keras_checkpoint(path, meta, self.q)
+        parts.save_model(path, meta, self.q)
 
     def load(self, path: str | Path) -> None:
-        self.q.load_weights(str(path))
+        parts.load_model(path, self.q)
         self.sync_target()
 
 

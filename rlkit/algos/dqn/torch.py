@@ -14,6 +14,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from rlkit.algos import torch_parts as parts
 from rlkit.algos.dqn.config import (
     Batch,
     DQNConfig,
@@ -23,9 +24,7 @@ from rlkit.algos.dqn.config import (
 from rlkit.algos.torch_adam import FusedAdam
 from rlkit.algos.torch_clip import clip_by_global_norm_
 from rlkit.batches import with_defaults
-from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.distributional import categorical_support
-from rlkit.hardware import configure_torch, resolve_device
 
 
 def build_q_network(
@@ -163,9 +162,7 @@ class DQNLearner:
         seed: int = 0,
         device: str = "cpu",
     ) -> None:
-        configure_torch()  # one CPU thread unless RLKIT_THREADS says otherwise
-        torch.manual_seed(seed)
-        self.device = torch.device(resolve_device(device))  # cpu, cuda, mps
+        self.device = parts.seeded_device(seed, device)
         self.config = config
         self.contract = dqn_contract(obs_dim, n_actions)
         network = (
@@ -379,7 +376,7 @@ class DQNLearner:
         """Polyak-blend after every step, or copy every ``target_update_every``
         steps."""
         if self.config.target_update == "polyak":
-            self.polyak_update(self.config.tau)
+            parts.polyak_update([self.target_q], [self.q], self.config.tau)
         elif self.gradient_steps % self.config.target_update_every == 0:
             # differs: TF counts in a tf.Variable; a Python int would freeze when
             # traced
@@ -389,14 +386,6 @@ class DQNLearner:
         """Hard update: copy the online weights into the target's own tensors
         (a copy, not an alias)."""
         self.target_q.load_state_dict(self.q.state_dict())
-
-    def polyak_update(self, tau: float) -> None:
-        """target <- target + tau * (online - target), in place (rebinding a name
-        would change nothing)."""
-        with torch.no_grad():  # one foreach call, not one lerp_ per tensor
-            torch._foreach_lerp_(
-                list(self.target_q.parameters()), list(self.q.parameters()), tau
-            )
 
     def reset_optimizer(self) -> None:
         """Forget Adam's moment estimates and step count; the weights stay
@@ -410,39 +399,22 @@ class DQNLearner:
 
     def get_weights(self) -> list[np.ndarray]:
         """Online weights layer by layer (``W, b``, or
-        ``W_mu, b_mu, W_sigma, b_sigma``), each ``W`` as (in, out).
-
-        torch stores a Linear weight as (out, in), hence the transpose; this one
-        order (Keras' own layout) lets weights move between torch, TensorFlow and the
-        numpy forward pass.
-        """
-        weights = [p.detach().cpu().numpy() for p in self.q.parameters()]
-        return [w.T.copy() if w.ndim == 2 else w.copy() for w in weights]
+        ``W_mu, b_mu, W_sigma, b_sigma``), each ``W`` as (in, out)."""
+        return parts.get_mlp_weights([self.q])
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
         """Load weights in :meth:`get_weights` order into the online network, then
         sync the target."""
-        parameters = list(self.q.parameters())
-        if len(weights) != len(parameters):
-            raise ValueError(
-                f"expected {len(parameters)} arrays in get_weights order, "
-                f"got {len(weights)}"
-            )
-        with torch.no_grad():
-            for parameter, value in zip(parameters, weights, strict=True):
-                value = np.asarray(value, dtype=np.float32)
-                parameter.copy_(
-                    torch.as_tensor(value.T if value.ndim == 2 else value)
-                )
+        parts.set_mlp_weights([self.q], weights)
         self.sync_target()
 
     def save(self, path: str | Path, meta: dict) -> None:
         """A ``.pt`` file with the online weights and rlkit's metadata (loads with
         ``weights_only=True``)."""
-        write_torch_checkpoint(path, meta, self.q.state_dict())
+        parts.save_model(path, meta, self.q)
 
     def load(self, path: str | Path) -> None:
-        self.q.load_state_dict(read_torch_checkpoint(path)[1])
+        parts.load_model(path, self.q)
         self.sync_target()
 
 
