@@ -3,6 +3,8 @@
 Mirrors ``torch.py`` line by line: the same functions in the same order with the same
 names, so the two can be read side by side. ``# differs:`` marks each place where the
 frameworks truly differ.
+The pieces it shares with the other learners (seeding, the Polyak update, weight
+I/O, checkpoints) are in ``rlkit/algos/tf_parts.py``.
 """
 
 from __future__ import annotations
