@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from conftest import dqn_batch
 
-from rlkit.algos.dqn.config import DQNConfig
+from rlkit.algos.dqn.config import Batch, DQNConfig, dqn_contract
 from rlkit.errors import ContractError
 from rlkit.nets import q_network_forward
 
@@ -161,6 +161,11 @@ def test_an_update_really_changes_the_weights(rng):
         before = learner.get_weights()
         learner.update(dqn_batch(rng, n_actions=3))
         assert all(not np.allclose(a, b) for a, b in zip(before, learner.get_weights(), strict=True))
+
+
+def test_the_update_reads_the_fields_of_the_contract_in_its_order():
+    """``Batch``, the one named tuple every step reads, is the contract's fields in the contract's order."""
+    assert Batch._fields == tuple(dqn_contract(4, 3).fields)
 
 
 @pytest.mark.parametrize("framework", ["torch", "tf"])

@@ -15,6 +15,7 @@ networks, and reports what really happened to the numbers, so a chapter can asse
 from __future__ import annotations
 
 import copy
+import importlib
 
 import numpy as np
 
@@ -54,7 +55,8 @@ def rebinding_soft_update(learner, tau: float) -> None:
 
     In torch the loop variable ``target`` is rebound to a new tensor; in TF the list of new tensors is bound
     to a name. Neither writes into the network: that needs ``target.lerp_(online, tau)`` (in place, under
-    ``no_grad``) or ``target.assign(...)``, as :meth:`DQNLearner.polyak_update` does.
+    ``no_grad``) or ``target.assign(...)``, as ``polyak_update`` in ``rlkit/algos/torch_parts.py`` and
+    ``tf_parts.py`` does.
     """
     if learner.framework == "torch":
         for target, online in zip(learner.target_q.parameters(), learner.q.parameters(), strict=True):
@@ -72,6 +74,7 @@ def rebinding_update_moves_target(framework: str, steps: int = 50, tau: float = 
     """
     rng = np.random.default_rng(seed)
     batches = [random_batch(rng) for _ in range(steps)]
+    parts = importlib.import_module(f"rlkit.algos.{framework}_parts")  # the learner's in-place update
     moved = {}
     for name in ("rebinding", "in place"):
         learner = learner_class(framework)(OBS_DIM, N_ACTIONS, still_target_config(), seed)
@@ -81,7 +84,7 @@ def rebinding_update_moves_target(framework: str, steps: int = 50, tau: float = 
             if name == "rebinding":
                 rebinding_soft_update(learner, tau)
             else:
-                learner.polyak_update(tau)
+                parts.polyak_update([learner.target_q], [learner.q], tau)
         moved[name] = _max_change(initial_target, target_weights(learner))
         moved["online"] = _max_change(initial_online, learner.get_weights())
     return moved

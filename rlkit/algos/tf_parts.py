@@ -59,13 +59,13 @@ def trainable_variables(nets: list[keras.Model]) -> list[tf.Variable]:
 
 
 def get_mlp_weights(nets: list[keras.Sequential]) -> list[np.ndarray]:
-    """``[W0, b0, ...]`` of each MLP in turn, each ``W`` as (in, out), Keras' own
-    layout."""
+    """Every weight of each network in turn (``[W0, b0, ...]`` of an MLP), each
+    matrix ``W`` as (in, out), Keras' own layout."""
     return [np.array(array) for net in nets for array in net.get_weights()]
 
 
 def set_mlp_weights(nets: list[keras.Sequential], weights: list[np.ndarray]) -> None:
-    """Load weights in :func:`get_mlp_weights` order into the MLPs, in place."""
+    """Load weights in :func:`get_mlp_weights` order into the networks, in place."""
     sizes = [len(net.weights) for net in nets]
     if len(weights) != sum(sizes):
         raise ValueError(

@@ -53,41 +53,32 @@ def build_mlp(
     return nn.Sequential(*layers)
 
 
-# differs: torch weights are read layer by layer; Keras has get_weights()
-def linear_layers(nets: list[nn.Sequential]) -> list[nn.Linear]:
-    return [layer for net in nets for layer in net if isinstance(layer, nn.Linear)]
+# differs: torch weights are read tensor by tensor; Keras has get_weights()
+def parameters(nets: list[nn.Module]) -> list[nn.Parameter]:
+    return [parameter for net in nets for parameter in net.parameters()]
 
 
-def get_mlp_weights(nets: list[nn.Sequential]) -> list[np.ndarray]:
-    """``[W0, b0, ...]`` of each MLP in turn, each ``W`` as (in, out): Keras'
-    layout (torch's is (out, in))."""
-    weights = []
-    # differs: torch weights are read layer by layer; Keras has get_weights()
-    for layer in linear_layers(nets):
-        weights += [
-            layer.weight.detach().cpu().numpy().T.copy(),
-            layer.bias.detach().cpu().numpy().copy(),
-        ]
-    return weights
+def get_mlp_weights(nets: list[nn.Module]) -> list[np.ndarray]:
+    """Every weight of each network in turn (``[W0, b0, ...]`` of an MLP), each
+    matrix ``W`` as (in, out): Keras' layout (torch's is (out, in))."""
+    # differs: torch weights are read tensor by tensor; Keras has get_weights()
+    weights = [parameter.detach().cpu().numpy() for parameter in parameters(nets)]
+    return [w.T.copy() if w.ndim == 2 else w.copy() for w in weights]
 
 
-def set_mlp_weights(nets: list[nn.Sequential], weights: list[np.ndarray]) -> None:
-    """Load weights in :func:`get_mlp_weights` order into the MLPs, in place."""
-    layers = linear_layers(nets)
-    if len(weights) != 2 * len(layers):
+def set_mlp_weights(nets: list[nn.Module], weights: list[np.ndarray]) -> None:
+    """Load weights in :func:`get_mlp_weights` order into the networks, in place."""
+    targets = parameters(nets)
+    if len(weights) != len(targets):
         raise ValueError(
-            f"expected {2 * len(layers)} arrays in get_weights order, "
+            f"expected {len(targets)} arrays in get_weights order, "
             f"got {len(weights)}"
         )
-    # differs: torch weights are written layer by layer; Keras has set_weights()
+    # differs: torch weights are written tensor by tensor; Keras has set_weights()
     with torch.no_grad():
-        for layer, kernel, bias in zip(
-            layers, weights[0::2], weights[1::2], strict=True
-        ):
-            layer.weight.copy_(
-                torch.as_tensor(np.asarray(kernel, dtype=np.float32).T)
-            )
-            layer.bias.copy_(torch.as_tensor(np.asarray(bias, dtype=np.float32)))
+        for parameter, value in zip(targets, weights, strict=True):
+            value = np.asarray(value, dtype=np.float32)
+            parameter.copy_(torch.as_tensor(value.T if value.ndim == 2 else value))
 
 
 def copy_weights(targets: list[nn.Module], onlines: list[nn.Module]) -> None:

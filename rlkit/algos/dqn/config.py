@@ -1,4 +1,5 @@
-"""DQN hyperparameters and the batch contract of its update step.
+"""DQN hyperparameters, the batch contract of its update step (and ``Batch``, the named tuple the update reads
+it as), and its initial weights.
 
 The defaults solve CartPole-v1 (mean greedy return >= 475) within 50k environment steps for any seed we
 tried (see ``benchmarks/dqn.py``). They follow what made DQN fast and stable on a small CPU: a small
@@ -9,6 +10,7 @@ the Double-DQN target, Huber loss and gradient-norm clipping.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -146,6 +148,20 @@ def dqn_contract(obs_dim: int | str = "obs_dim", n_actions: int | None = None) -
         },
     )
     return contract.bind(obs_dim=obs_dim) if isinstance(obs_dim, int) else contract
+
+
+class Batch(NamedTuple):
+    """The fields of :func:`dqn_contract`, in its order, as the update reads them: one batch (``obs`` shaped
+    (B, obs_dim)), or a burst of K of them stacked along a leading axis (``obs`` (K, B, obs_dim)). Tensors of
+    either framework, or numpy arrays."""
+
+    obs: Any
+    actions: Any
+    rewards: Any
+    next_obs: Any
+    terminated: Any
+    discounts: Any
+    weights: Any
 
 
 def initial_q_weights(obs_dim: int, n_actions: int, config: DQNConfig, seed: int) -> list[np.ndarray]:

@@ -3,6 +3,8 @@
 Mirrors ``torch.py`` line by line: the same functions in the same order with the same
 names, so the two can be read side by side. ``# differs:`` marks each place where the
 frameworks truly differ.
+The pieces it shares with the other learners (seeding, the Polyak update, weight
+I/O, checkpoints) are in ``rlkit/algos/tf_parts.py``.
 """
 
 from __future__ import annotations
@@ -13,12 +15,16 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights
+from rlkit.algos import tf_parts as parts
+from rlkit.algos.dqn.config import (
+    Batch,
+    DQNConfig,
+    dqn_contract,
+    initial_q_weights,
+)
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.batches import with_defaults
-from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.distributional import categorical_support
-from rlkit.hardware import check_device, configure_tensorflow
 
 
 def build_q_network(
@@ -187,10 +193,7 @@ class DQNLearner:
         seed: int = 0,
         device: str = "cpu",
     ) -> None:
-        configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
-        keras.utils.set_random_seed(seed)
-        # differs: TF puts its ops on a GPU itself when its GPU build sees one
-        self.device = check_device(device)
+        self.device = parts.seeded_device(seed, device)
         self.config = config
         self.contract = dqn_contract(obs_dim, n_actions)
         network = (
@@ -222,16 +225,14 @@ class DQNLearner:
         self.step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)
         # new replay priorities of the last burst, (K, B)
         self.last_priorities = np.zeros((0, 0), dtype=np.float32)
+        obs = tf.TensorSpec((None, None, obs_dim), tf.float32)
+        actions = tf.TensorSpec((None, None), tf.int64)
+        vectors = tf.TensorSpec((None, None), tf.float32)
+        noise = tf.TensorSpec((None, self.noise_size), tf.float32)
         spec = [
-            tf.TensorSpec((None, None, obs_dim), tf.float32),
-            tf.TensorSpec((None, None), tf.int64),
-            tf.TensorSpec((None, None), tf.float32),
-            tf.TensorSpec((None, None, obs_dim), tf.float32),
-            tf.TensorSpec((None, None), tf.float32),
-            tf.TensorSpec((None, None), tf.float32),
-            tf.TensorSpec((None, None), tf.float32),
-            tf.TensorSpec((None, self.noise_size), tf.float32),
-            tf.TensorSpec((None, self.noise_size), tf.float32),
+            Batch(obs, actions, vectors, obs, vectors, vectors, vectors),
+            noise,
+            noise,
         ]
         # differs: torch runs eagerly; TF traces the whole burst of steps once into
         # one graph. A burst of 128 steps then costs one call: measured 0.7 ms a step
@@ -308,60 +309,39 @@ class DQNLearner:
     def tensors(
         self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
     ) -> tuple:
-        """The batch's fields and the two noise draws as tensors, in the argument
-        order of :meth:`train_step`."""
+        """The batch as a :class:`Batch` of tensors, then the online and the target
+        network's noise draws: the arguments of :meth:`train_step`."""
         batch = with_defaults(batch, self.config.gamma)
         if noise is None:  # fresh draws: one pair per batch, or per step of a burst
             noise = self.draw_noise(
                 None if batch["obs"].ndim == 2 else len(batch["obs"])
             )
+        # the contract allows int32 actions; indexing takes int64
+        batch["actions"] = batch["actions"].astype(np.int64, copy=False)
+        noise = np.asarray(noise, dtype=np.float32)
+        fields = [batch[name] for name in Batch._fields]
         return (
-            tf.convert_to_tensor(batch["obs"]),
-            tf.convert_to_tensor(batch["actions"].astype(np.int64, copy=False)),
-            tf.convert_to_tensor(batch["rewards"]),
-            tf.convert_to_tensor(batch["next_obs"]),
-            tf.convert_to_tensor(batch["terminated"]),
-            tf.convert_to_tensor(batch["discounts"]),
-            tf.convert_to_tensor(batch["weights"]),
-            tf.convert_to_tensor(np.asarray(noise[0], dtype=np.float32)),
-            tf.convert_to_tensor(np.asarray(noise[1], dtype=np.float32)),
+            Batch(*(tf.convert_to_tensor(field) for field in fields)),
+            tf.convert_to_tensor(noise[0]),
+            tf.convert_to_tensor(noise[1]),
         )
 
-    def train_steps(
-        self,
-        obs,
-        actions,
-        rewards,
-        next_obs,
-        terminated,
-        discounts,
-        weights,
-        noise,
-        target_noise,
-    ):
-        """Run :meth:`train_step` on each batch along the leading axis; mean loss and
-        Q, and priorities."""
+    def train_steps(self, burst: Batch, noise, target_noise):
+        """Run :meth:`train_step` on each batch along the burst's leading axis; mean
+        loss and Q, and priorities."""
         total_loss = tf.zeros(())
         total_q = tf.zeros(())
-        priorities = tf.TensorArray(tf.float32, size=tf.shape(obs)[0])
+        priorities = tf.TensorArray(tf.float32, size=tf.shape(burst.obs)[0])
         # differs: autograph turns this loop into a graph while_loop
-        for i in tf.range(tf.shape(obs)[0]):
-            batch = (
-                obs[i],
-                actions[i],
-                rewards[i],
-                next_obs[i],
-                terminated[i],
-                discounts[i],
-                weights[i],
-            )
+        for i in tf.range(tf.shape(burst.obs)[0]):
+            batch = Batch(*(field[i] for field in burst))
             loss, q_mean, priority = self.train_step(
-                *batch, noise[i], target_noise[i]
+                batch, noise[i], target_noise[i]
             )
             total_loss, total_q = total_loss + loss, total_q + q_mean
             # differs: torch appends to a Python list
             priorities = priorities.write(i, priority)
-        steps = tf.cast(tf.shape(obs)[0], tf.float32)
+        steps = tf.cast(tf.shape(burst.obs)[0], tf.float32)
         return total_loss / steps, total_q / steps, priorities.stack()
 
     def expected_q(self, out):
@@ -371,9 +351,7 @@ class DQNLearner:
             return out
         return tf.reduce_sum(tf.nn.softmax(out, axis=-1) * self.support, axis=-1)
 
-    def td_targets(
-        self, rewards, next_obs, terminated, discounts, noise, target_noise
-    ):
+    def td_targets(self, batch: Batch, noise, target_noise):
         """The TD target r + d Q_target(s', a') (B,), or for C51 the target
         distribution projected (B, N).
 
@@ -381,9 +359,9 @@ class DQNLearner:
         d = discount * (1 - terminated): gamma for a one-step transition, gamma^k for
         a k-step one (then r is its k rewards), 0 at a terminal.
         """
-        next_target = self.target_q(next_obs, target_noise, training=False)
+        next_target = self.target_q(batch.next_obs, target_noise, training=False)
         chooser = (
-            self.q(next_obs, noise, training=False)
+            self.q(batch.next_obs, noise, training=False)
             if self.config.double
             else next_target
         )
@@ -391,36 +369,28 @@ class DQNLearner:
         # batch_dims=1 picks one row per sample and keeps shape (B,): a (B, 1) would
         # broadcast (claim C08)
         next_out = tf.gather(next_target, next_actions, batch_dims=1)
-        bootstrap = discounts * (1.0 - terminated)
+        bootstrap = batch.discounts * (1.0 - batch.terminated)
         if not self.config.distributional:
             # differs: torch uses torch.no_grad()
-            return tf.stop_gradient(rewards + bootstrap * next_out)
+            return tf.stop_gradient(batch.rewards + bootstrap * next_out)
         return tf.stop_gradient(
             project_distribution(
-                tf.nn.softmax(next_out, axis=-1), rewards, bootstrap, self.support
+                tf.nn.softmax(next_out, axis=-1),
+                batch.rewards,
+                bootstrap,
+                self.support,
             )
         )
 
-    def compute_gradients(
-        self,
-        obs,
-        actions,
-        rewards,
-        next_obs,
-        terminated,
-        discounts,
-        weights,
-        noise,
-        target_noise,
-    ):
+    def compute_gradients(self, batch: Batch, noise, target_noise):
         """Importance-weighted loss (Huber on the TD error, or C51's cross-entropy),
         mean Q, priorities, gradients."""
-        targets = self.td_targets(
-            rewards, next_obs, terminated, discounts, noise, target_noise
-        )
+        targets = self.td_targets(batch, noise, target_noise)
         with tf.GradientTape() as tape:
             # Q(s, a), or its logits
-            out = tf.gather(self.q(obs, noise, training=True), actions, batch_dims=1)
+            out = tf.gather(
+                self.q(batch.obs, noise, training=True), batch.actions, batch_dims=1
+            )
             if self.config.distributional:
                 losses = -tf.reduce_sum(
                     targets * tf.nn.log_softmax(out, axis=-1), axis=-1
@@ -431,7 +401,7 @@ class DQNLearner:
             else:
                 losses = huber(targets - out, self.config.huber_delta)
                 priorities = tf.abs(targets - tf.stop_gradient(out))
-            loss = tf.reduce_mean(weights * losses)
+            loss = tf.reduce_mean(batch.weights * losses)
         # differs: torch calls loss.backward()
         grads = tape.gradient(loss, self.q.trainable_variables)
         if self.config.max_grad_norm is not None:
@@ -439,29 +409,10 @@ class DQNLearner:
         q_mean = tf.reduce_mean(self.expected_q(tf.stop_gradient(out)))
         return loss, q_mean, priorities, grads
 
-    def train_step(
-        self,
-        obs,
-        actions,
-        rewards,
-        next_obs,
-        terminated,
-        discounts,
-        weights,
-        noise,
-        target_noise,
-    ):
+    def train_step(self, batch: Batch, noise, target_noise):
         """One Adam step on the clipped gradients, then the target update."""
         loss, q_mean, priorities, grads = self.compute_gradients(
-            obs,
-            actions,
-            rewards,
-            next_obs,
-            terminated,
-            discounts,
-            weights,
-            noise,
-            target_noise,
+            batch, noise, target_noise
         )
         # differs: see torch
         self.optimizer.apply_gradients(
@@ -476,7 +427,7 @@ class DQNLearner:
         steps."""
         # a Python condition on the config: fixed when traced
         if self.config.target_update == "polyak":
-            self.polyak_update(self.config.tau)
+            parts.polyak_update([self.target_q], [self.q], self.config.tau)
         elif self.step_counter % self.config.target_update_every == 0:
             # a tensor condition: autograph's tf.cond
             # differs: torch counts in a Python int, which would freeze here when
@@ -491,14 +442,6 @@ class DQNLearner:
         ):
             target.assign(online)
 
-    def polyak_update(self, tau: float) -> None:
-        """target <- target + tau * (online - target), in place (rebinding a name
-        would change nothing)."""
-        for target, online in zip(
-            self.target_q.weights, self.q.weights, strict=True
-        ):
-            target.assign(target + tau * (online - target))
-
     def reset_optimizer(self) -> None:
         """Forget Adam's moment estimates and step count; the weights stay
         (claim C40)."""
@@ -512,27 +455,21 @@ class DQNLearner:
     def get_weights(self) -> list[np.ndarray]:
         """Online weights layer by layer (``W, b``, or
         ``W_mu, b_mu, W_sigma, b_sigma``), each ``W`` as (in, out)."""
-        return [np.array(w) for w in self.q.get_weights()]
+        return parts.get_mlp_weights([self.q])
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
         """Load weights in :meth:`get_weights` order into the online network, then
         sync the target."""
-        expected = len(self.q.weights)
-        if len(weights) != expected:
-            raise ValueError(
-                f"expected {expected} arrays in get_weights order, "
-                f"got {len(weights)}"
-            )
-        self.q.set_weights([np.asarray(w, dtype=np.float32) for w in weights])
+        parts.set_mlp_weights([self.q], weights)
         self.sync_target()
 
     def save(self, path: str | Path, meta: dict) -> None:
         """A ``.keras`` archive or ``.weights.h5`` file with the online weights and
         rlkit's metadata."""
-        write_keras_checkpoint(path, meta, self.q)
+        parts.save_model(path, meta, self.q)
 
     def load(self, path: str | Path) -> None:
-        self.q.load_weights(str(path))
+        parts.load_model(path, self.q)
         self.sync_target()
 
 

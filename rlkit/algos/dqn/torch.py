@@ -3,6 +3,8 @@
 ``tf.py`` mirrors this file line by line: the same functions in the same order with
 the same names, so the two can be read side by side. ``# differs:`` marks each place
 where the frameworks truly differ.
+The pieces it shares with the other learners (seeding, the Polyak update, weight
+I/O, checkpoints) are in ``rlkit/algos/torch_parts.py``.
 """
 
 from __future__ import annotations
@@ -14,13 +16,17 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from rlkit.algos.dqn.config import DQNConfig, dqn_contract, initial_q_weights
+from rlkit.algos import torch_parts as parts
+from rlkit.algos.dqn.config import (
+    Batch,
+    DQNConfig,
+    dqn_contract,
+    initial_q_weights,
+)
 from rlkit.algos.torch_adam import FusedAdam
 from rlkit.algos.torch_clip import clip_by_global_norm_
 from rlkit.batches import with_defaults
-from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.distributional import categorical_support
-from rlkit.hardware import configure_torch, resolve_device
 
 
 def build_q_network(
@@ -158,9 +164,7 @@ class DQNLearner:
         seed: int = 0,
         device: str = "cpu",
     ) -> None:
-        configure_torch()  # one CPU thread unless RLKIT_THREADS says otherwise
-        torch.manual_seed(seed)
-        self.device = torch.device(resolve_device(device))  # cpu, cuda, mps
+        self.device = parts.seeded_device(seed, device)
         self.config = config
         self.contract = dqn_contract(obs_dim, n_actions)
         network = (
@@ -259,55 +263,34 @@ class DQNLearner:
     def tensors(
         self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
     ) -> tuple:
-        """The batch's fields and the two noise draws as tensors, in the argument
-        order of :meth:`train_step`."""
+        """The batch as a :class:`Batch` of tensors, then the online and the target
+        network's noise draws: the arguments of :meth:`train_step`."""
         batch = with_defaults(batch, self.config.gamma)
         if noise is None:  # fresh draws: one pair per batch, or per step of a burst
             noise = self.draw_noise(
                 None if batch["obs"].ndim == 2 else len(batch["obs"])
             )
+        # the contract allows int32 actions; indexing takes int64
+        batch["actions"] = batch["actions"].astype(np.int64, copy=False)
+        noise = np.asarray(noise, dtype=np.float32)
+        fields = [batch[name] for name in Batch._fields]
         device = self.device  # differs: TF places tensors on its device itself
         return (
-            torch.as_tensor(batch["obs"], device=device),
-            torch.as_tensor(batch["actions"], device=device).long(),
-            torch.as_tensor(batch["rewards"], device=device),
-            torch.as_tensor(batch["next_obs"], device=device),
-            torch.as_tensor(batch["terminated"], device=device),
-            torch.as_tensor(batch["discounts"], device=device),
-            torch.as_tensor(batch["weights"], device=device),
-            torch.as_tensor(np.asarray(noise[0], dtype=np.float32), device=device),
-            torch.as_tensor(np.asarray(noise[1], dtype=np.float32), device=device),
+            Batch(*(torch.as_tensor(field, device=device) for field in fields)),
+            torch.as_tensor(noise[0], device=device),
+            torch.as_tensor(noise[1], device=device),
         )
 
-    def train_steps(
-        self,
-        obs,
-        actions,
-        rewards,
-        next_obs,
-        terminated,
-        discounts,
-        weights,
-        noise,
-        target_noise,
-    ):
-        """Run :meth:`train_step` on each batch along the leading axis; mean loss and
-        Q, and priorities."""
+    def train_steps(self, burst: Batch, noise, target_noise):
+        """Run :meth:`train_step` on each batch along the burst's leading axis; mean
+        loss and Q, and priorities."""
         # differs: torch sums the terms once, after the loop (not two ops a step)
         losses, q_means, priorities = [], [], []
         # differs: TF runs this loop inside its graph (tf.range)
-        for i in range(obs.shape[0]):
-            batch = (
-                obs[i],
-                actions[i],
-                rewards[i],
-                next_obs[i],
-                terminated[i],
-                discounts[i],
-                weights[i],
-            )
+        for i in range(burst.obs.shape[0]):
+            batch = Batch(*(field[i] for field in burst))
             loss, q_mean, priority = self.train_step(
-                *batch, noise[i], target_noise[i]
+                batch, noise[i], target_noise[i]
             )
             losses.append(loss)
             q_means.append(q_mean)
@@ -325,9 +308,7 @@ class DQNLearner:
             return out
         return (F.softmax(out, dim=-1) * self.support).sum(dim=-1)
 
-    def td_targets(
-        self, rewards, next_obs, terminated, discounts, noise, target_noise
-    ):
+    def td_targets(self, batch: Batch, noise, target_noise):
         """The TD target r + d Q_target(s', a') (B,), or for C51 the target
         distribution projected (B, N).
 
@@ -337,40 +318,29 @@ class DQNLearner:
         """
         # differs: TF computes the same values and wraps them in tf.stop_gradient
         with torch.no_grad():
-            next_target = self.target_q(next_obs, target_noise)
-            chooser = self.q(next_obs, noise) if self.config.double else next_target
+            next_target = self.target_q(batch.next_obs, target_noise)
+            chooser = (
+                self.q(batch.next_obs, noise) if self.config.double else next_target
+            )
             next_actions = self.expected_q(chooser).argmax(dim=1)
             # one row per sample keeps shape (B,): a (B, 1) here would broadcast to
             # (B, B) below (claim C08)
             rows = torch.arange(len(next_actions), device=next_actions.device)
             next_out = next_target[rows, next_actions]
-            bootstrap = discounts * (1.0 - terminated)
+            bootstrap = batch.discounts * (1.0 - batch.terminated)
             if not self.config.distributional:
-                return rewards + bootstrap * next_out
+                return batch.rewards + bootstrap * next_out
             return project_distribution(
-                F.softmax(next_out, dim=-1), rewards, bootstrap, self.support
+                F.softmax(next_out, dim=-1), batch.rewards, bootstrap, self.support
             )
 
-    def compute_gradients(
-        self,
-        obs,
-        actions,
-        rewards,
-        next_obs,
-        terminated,
-        discounts,
-        weights,
-        noise,
-        target_noise,
-    ):
+    def compute_gradients(self, batch: Batch, noise, target_noise):
         """Importance-weighted loss (Huber on the TD error, or C51's cross-entropy),
         mean Q, priorities, gradients."""
-        targets = self.td_targets(
-            rewards, next_obs, terminated, discounts, noise, target_noise
-        )
+        targets = self.td_targets(batch, noise, target_noise)
         # Q(s, a) (B,), or its logits (B, N)
-        rows = torch.arange(len(actions), device=actions.device)
-        out = self.q(obs, noise)[rows, actions]
+        rows = torch.arange(len(batch.actions), device=batch.actions.device)
+        out = self.q(batch.obs, noise)[rows, batch.actions]
         if self.config.distributional:
             losses = -(targets * F.log_softmax(out, dim=-1)).sum(dim=-1)
             # the priority is the cross-entropy; Rainbow's KL differs from it per
@@ -381,7 +351,7 @@ class DQNLearner:
                 out, targets, delta=self.config.huber_delta, reduction="none"
             )
             priorities = (targets - out).detach().abs()
-        loss = (weights * losses).mean()
+        loss = (batch.weights * losses).mean()
         self.optimizer.zero_grad(set_to_none=True)
         # differs: TF records the forward pass on a GradientTape and asks it for
         # gradients
@@ -392,29 +362,10 @@ class DQNLearner:
         q_mean = self.expected_q(out.detach()).mean()
         return loss.detach(), q_mean, priorities, grads
 
-    def train_step(
-        self,
-        obs,
-        actions,
-        rewards,
-        next_obs,
-        terminated,
-        discounts,
-        weights,
-        noise,
-        target_noise,
-    ):
+    def train_step(self, batch: Batch, noise, target_noise):
         """One Adam step on the clipped gradients, then the target update."""
         loss, q_mean, priorities, _ = self.compute_gradients(
-            obs,
-            actions,
-            rewards,
-            next_obs,
-            terminated,
-            discounts,
-            weights,
-            noise,
-            target_noise,
+            batch, noise, target_noise
         )
         # differs: the gradients wait in each parameter's .grad; Keras takes them as
         # input
@@ -427,7 +378,7 @@ class DQNLearner:
         """Polyak-blend after every step, or copy every ``target_update_every``
         steps."""
         if self.config.target_update == "polyak":
-            self.polyak_update(self.config.tau)
+            parts.polyak_update([self.target_q], [self.q], self.config.tau)
         elif self.gradient_steps % self.config.target_update_every == 0:
             # differs: TF counts in a tf.Variable; a Python int would freeze when
             # traced
@@ -437,14 +388,6 @@ class DQNLearner:
         """Hard update: copy the online weights into the target's own tensors
         (a copy, not an alias)."""
         self.target_q.load_state_dict(self.q.state_dict())
-
-    def polyak_update(self, tau: float) -> None:
-        """target <- target + tau * (online - target), in place (rebinding a name
-        would change nothing)."""
-        with torch.no_grad():  # one foreach call, not one lerp_ per tensor
-            torch._foreach_lerp_(
-                list(self.target_q.parameters()), list(self.q.parameters()), tau
-            )
 
     def reset_optimizer(self) -> None:
         """Forget Adam's moment estimates and step count; the weights stay
@@ -458,39 +401,22 @@ class DQNLearner:
 
     def get_weights(self) -> list[np.ndarray]:
         """Online weights layer by layer (``W, b``, or
-        ``W_mu, b_mu, W_sigma, b_sigma``), each ``W`` as (in, out).
-
-        torch stores a Linear weight as (out, in), hence the transpose; this one
-        order (Keras' own layout) lets weights move between torch, TensorFlow and the
-        numpy forward pass.
-        """
-        weights = [p.detach().cpu().numpy() for p in self.q.parameters()]
-        return [w.T.copy() if w.ndim == 2 else w.copy() for w in weights]
+        ``W_mu, b_mu, W_sigma, b_sigma``), each ``W`` as (in, out)."""
+        return parts.get_mlp_weights([self.q])
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
         """Load weights in :meth:`get_weights` order into the online network, then
         sync the target."""
-        parameters = list(self.q.parameters())
-        if len(weights) != len(parameters):
-            raise ValueError(
-                f"expected {len(parameters)} arrays in get_weights order, "
-                f"got {len(weights)}"
-            )
-        with torch.no_grad():
-            for parameter, value in zip(parameters, weights, strict=True):
-                value = np.asarray(value, dtype=np.float32)
-                parameter.copy_(
-                    torch.as_tensor(value.T if value.ndim == 2 else value)
-                )
+        parts.set_mlp_weights([self.q], weights)
         self.sync_target()
 
     def save(self, path: str | Path, meta: dict) -> None:
         """A ``.pt`` file with the online weights and rlkit's metadata (loads with
         ``weights_only=True``)."""
-        write_torch_checkpoint(path, meta, self.q.state_dict())
+        parts.save_model(path, meta, self.q)
 
     def load(self, path: str | Path) -> None:
-        self.q.load_state_dict(read_torch_checkpoint(path)[1])
+        parts.load_model(path, self.q)
         self.sync_target()
 
 
