@@ -40,8 +40,8 @@ def main() -> None:
         envs.close()
         batches = buffer.sample_many(128, 128)
         noise = rng.standard_normal((2, 128, 0), dtype=np.float32)
-        agent.learner.update_many(batches, noise)  # trace / warm up
-        burst = microseconds(lambda: agent.learner.update_many(batches, noise), repeats=5) / 1e3  # noqa: B023
+        agent.learner.update_many({**batches, "noise": noise})  # trace / warm up
+        burst = microseconds(lambda: agent.learner.update_many({**batches, "noise": noise}), repeats=5) / 1e3  # noqa: B023
         transitions = microseconds(lambda: check_new_transitions(buffer, 256, 0, 256))
         metric = microseconds(lambda: check_finite_metrics(metrics, 256))
         weights = microseconds(lambda: check_finite_weights(agent, 256))  # noqa: B023

@@ -8,6 +8,7 @@ train or load with it.
 >>> rlkit.evaluate(result.agent, "CartPole-v1", episodes=20).mean()              # doctest: +SKIP
 """
 
+from rlkit import exploration  # noqa: E402  (rlkit.exploration: what rlkit.train(exploration=...) takes)
 from rlkit.advantages import compute_gae  # noqa: E402
 from rlkit.api import FRAMEWORKS, load, train  # noqa: E402
 from rlkit.buffers import ReplayBuffer, RolloutBuffer  # noqa: E402
@@ -44,6 +45,7 @@ __all__ = [
     "TrainingInterrupted",
     "compute_gae",
     "evaluate",
+    "exploration",
     "load",
     "make_env",
     "make_vec_env",

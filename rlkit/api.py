@@ -49,6 +49,7 @@ def train(
     stop_when_solved: bool = False,
     callbacks: Sequence[Callback] = (),
     buffer_class: type | None = None,
+    exploration=None,
     env_kwargs: dict | None = None,
     wrappers: Sequence = (),
     resume: str | Path | None = None,
@@ -71,13 +72,17 @@ def train(
     the returned agent to a path of your choice.
     ``stop_when_solved`` ends training at the first evaluation that reaches the solve threshold.
     ``callbacks`` run inside the loop (see :mod:`rlkit.callbacks`); ``buffer_class`` replaces the replay
-    buffer of a replay-based algorithm (DQN, Rainbow, DDPG, TD3, SAC) by a class with the same methods.
+    buffer of a replay-based algorithm (DQN, Rainbow, DDPG, TD3, SAC) by a class with the same methods;
+    ``exploration`` replaces its exploration (what it does and stores at each step) by an object of
+    :mod:`rlkit.exploration` or one with the same methods (default: the algorithm's own, built from its config;
+    a string, ``"gaussian"`` or ``"ou"``, is DDPG's and TD3's config field of that name).
     ``resume`` continues the run saved resumable at that checkpoint (``agent.save(path, resumable=True)``, or
     ``SaveCheckpoints(..., resumable=True)``) up to ``total_steps`` in all (default: the run's own total),
     exactly as if it had not stopped; its algorithm, framework, environment, seed and hyperparameters are the
     checkpoint's: any of them passed with ``resume`` must equal the checkpoint's (a different one is refused,
     naming both). What a resumed run may change: ``total_steps``, ``callbacks``, ``logdir``, ``save``,
-    ``progress``, ``stop_when_solved`` (and ``buffer_class``, ``env_kwargs``, ``wrappers``).
+    ``progress``, ``stop_when_solved`` (and ``buffer_class``, ``env_kwargs``, ``wrappers``; ``exploration``
+    only for one of the class the run explored with, which takes its state over).
     ``device`` is where a torch learner trains: "cpu" (default), "cuda", "cuda:N", "mps" or "auto" (the first
     of CUDA, MPS, CPU that torch sees); acting stays in numpy on the CPU. A resumed run goes on on the device
     named now, whichever one it was saved from (checkpoints hold CPU arrays). TensorFlow chooses its device itself
@@ -95,6 +100,10 @@ def train(
     checkpoint of it or ``overwrite=True`` (which removes the old run's files first).
     """
     entry = algorithm(algo)
+    if isinstance(exploration, str):  # DDPG's and TD3's config field "exploration" ("gaussian" or "ou")
+        config, exploration = {**config, "exploration": exploration}, None
+    if exploration is not None:
+        _check_exploration(algo, entry, exploration)
     if resume is not None and (workers is not None or ray_address is not None):
         raise RlkitError("a resumed run continues in one process: workers= and ray_address= apply to a new run")
     if resume is not None:
@@ -108,7 +117,8 @@ def train(
         from rlkit.checkpoints import checkpoint_framework
 
         check_outputs(save, logdir, checkpoint_framework(resume))  # before the resumed steps, not after them
-        options = {"callbacks": callbacks, "buffer_class": buffer_class, "env": source, "run": run, "device": device}
+        options = {"callbacks": callbacks, "buffer_class": buffer_class, "exploration": exploration}
+        options.update(env=source, run=run, device=device)
         with locked(logdir, resume, overwrite), _keep_interrupted(save):
             result = _resume(algo, resume, total_steps, logdir, progress, stop_when_solved, **options)
         if save is not None:
@@ -142,6 +152,8 @@ def train(
         if not entry.replay:
             raise _no_replay_buffer(algo)
         options["buffer_class"] = buffer_class
+    if exploration is not None:
+        options["exploration"] = exploration
     from rlkit.algos.training import train_agent
 
     steps = total_steps or entry.budget(env_name(env))
@@ -186,11 +198,13 @@ def load(path: str | Path, device: str = "cpu"):
         raise CheckpointError(f"'{path}' could not be restored: {exc}") from None
 
 
-def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbacks, buffer_class, env, run, device):
+def _resume(
+    algo, path, total_steps, logdir, progress, stop_when_solved, callbacks, buffer_class, exploration, env, run, device
+):
     """Rebuild the agent and its run from a resumable checkpoint, check what was passed with it against the
     checkpoint (``run``: framework, seed, hyperparameters; ``env``), and drive it on."""
     from rlkit.algos.training import drive
-    from rlkit.checkpoints import training_state_path
+    from rlkit.checkpoints import check_state_layout, training_state_path
 
     agent = load(path, device)
     if agent.algo != algo.lower():
@@ -201,14 +215,16 @@ def _resume(algo, path, total_steps, logdir, progress, stop_when_solved, callbac
             f"'{path}' has no training state beside it ({state_path.name}): save with agent.save(path, "
             "resumable=True) or SaveCheckpoints(..., resumable=True) to continue a run"
         )
-    state = _matching_state(path, state_path, read_meta(path))
+    meta = read_meta(path)
+    check_state_layout(meta, path)
+    state = _matching_state(path, state_path, meta)
     check_resumed_run(path, agent, int(state["seed"]), env, **run)
     if env is not None and not isinstance(env, str):
         agent.trained_on(env)
     elif not is_registered(agent.env_id):
         raise RlkitError(f"'{path}' was trained on a custom environment, {agent.env_id}: pass env= to resume it")
     plan = int(state["loop"]["plan"]["value"])
-    options = {"buffer_class": buffer_class} if algorithm(algo).replay else {}
+    options = {"buffer_class": buffer_class, "exploration": exploration} if algorithm(algo).replay else {}
     loop = agent.new_loop(int(state["seed"]), plan, **options)
     loop.load_state(state)
     until = plan if total_steps is None else total_steps
@@ -326,6 +342,18 @@ def _distributed(algo: str, entry: Algorithm, workers, ray_address) -> dict:
     from rlkit.distributed.rollouts import RayRolloutLoop
 
     return {"loop_class": functools.partial(RayRolloutLoop, workers=workers, ray_address=ray_address)}
+
+
+def _check_exploration(algo: str, entry: Algorithm, exploration) -> None:
+    """An exploration object applies to the replay loop only (an on-policy policy explores by sampling itself)."""
+    if not entry.replay:
+        raise RlkitError(
+            f"{algo} is on-policy: it explores by sampling its own policy, and exploration= applies to the "
+            f"replay algorithms ({replay_algorithms()})"
+        )
+    from rlkit.exploration import check_exploration
+
+    check_exploration(exploration)
 
 
 def _no_replay_buffer(algo: str) -> RlkitError:

@@ -16,7 +16,13 @@ The layout, in one place (version :data:`LAYOUT`, recorded in every checkpoint's
 
 Every failure to read one becomes a :class:`CheckpointError` with the path and the reason; a checkpoint of a
 newer layout than this rlkit reads is refused by name (:func:`check_layout`), one of an older layout is read
-as that layout was written (``tests/fixtures/checkpoints`` holds files of layout 0, loaded by a test).
+as that layout was written (``tests/fixtures/checkpoints`` holds files of layout 0, loaded by a test). The
+training state is resumed from layout :data:`OLDEST_RESUMABLE_LAYOUT` on; an older one is refused by name
+(:func:`check_state_layout`) while its weights still load.
+
+Layouts: 0 and 1 differ only by the ``layout`` key. 2 changed the replay loop's training state: its
+exploration (:mod:`rlkit.exploration`) and DQN's burst health are saved as parts of their own
+(``exploration``: its class and ``state_dict()``; ``health``), no longer in the agent's entry.
 """
 
 from __future__ import annotations
@@ -29,8 +35,11 @@ from pathlib import Path
 from rlkit.errors import CheckpointError
 
 #: The checkpoint layout this rlkit writes. Layout 0 (no ``layout`` key; rlkit before December 2026) is
-#: layout 1 without that key, and reads the same way.
-LAYOUT = 1
+#: layout 1 without that key, and reads the same way; layout 2 changed the replay loop's training state.
+LAYOUT = 2
+
+#: The oldest layout whose training state (``<name>.state.npz``) this rlkit resumes.
+OLDEST_RESUMABLE_LAYOUT = 2
 
 TORCH_SUFFIXES = (".pt", ".pth")
 KERAS_SUFFIXES = (".keras", ".weights.h5")
@@ -110,6 +119,19 @@ def check_layout(meta: dict, path: str | Path) -> None:
         raise CheckpointError(
             f"'{path}' has checkpoint layout {layout} (written by rlkit {meta.get('rlkit_version', '?')}); this "
             f"rlkit reads layouts 0-{LAYOUT}: upgrade rlkit to load it"
+        )
+
+
+def check_state_layout(meta: dict, path: str | Path) -> None:
+    """Refuse to resume the training state of a checkpoint of a layout older than
+    :data:`OLDEST_RESUMABLE_LAYOUT`, naming its layout and writer (its weights load all the same)."""
+    layout = meta.get("layout", 0)
+    if layout < OLDEST_RESUMABLE_LAYOUT:
+        raise CheckpointError(
+            f"'{path}' has checkpoint layout {layout} (written by rlkit {meta.get('rlkit_version', '?')}), and this "
+            f"rlkit resumes training states of layout {OLDEST_RESUMABLE_LAYOUT} on (it writes layout {LAYOUT}): "
+            "finish the run with the rlkit that wrote it, or go on from its weights in a new run "
+            "(rlkit.load(path).learn(steps), which starts with an empty replay buffer)"
         )
 
 

@@ -35,6 +35,24 @@ class LinearSchedule:
 
 
 @dataclass(frozen=True)
+class LinearDecay:
+    """``start * (1 - step / duration)``: from ``start`` to 0 over ``duration`` steps, then 0 (PPO's and A2C's
+    annealing, written as their reference code computes it; LinearSchedule to 0 rounds differently)."""
+
+    start: float
+    duration: int
+
+    def __post_init__(self) -> None:
+        if self.duration <= 0:
+            raise RlkitError(f"LinearDecay needs duration > 0, got {self.duration}")
+
+    def __call__(self, step):
+        remaining = 1.0 - np.clip(np.asarray(step, dtype=np.float64) / self.duration, 0.0, 1.0)
+        value = self.start * remaining
+        return float(value) if np.ndim(value) == 0 else value
+
+
+@dataclass(frozen=True)
 class ExponentialSchedule:
     """Multiplies by ``decay`` each step from ``start``, never going past ``end``."""
 

@@ -57,3 +57,17 @@ def test_a_new_save_records_its_layout(tmp_path):
 
     assert read_meta(path)["layout"] == LAYOUT
     np.testing.assert_array_equal(rlkit.load(path).get_weights()[0], agent.get_weights()[0])
+
+
+def test_the_training_state_of_an_older_layout_is_refused_by_name_and_its_weights_load(tmp_path):
+    import torch
+
+    path = tmp_path / "run.pt"
+    result = rlkit.train("dqn", total_steps=300, learning_starts=100, train_every=50, progress=False, eval_every=500)
+    result.agent.save(path, resumable=True)
+    payload = torch.load(path, weights_only=True)
+    meta = json.loads(payload["rlkit"])
+    torch.save({**payload, "rlkit": json.dumps({**meta, "layout": 1, "rlkit_version": "0.9"})}, path)  # same state_id
+    with pytest.raises(rlkit.CheckpointError, match=r"checkpoint layout 1 \(written by rlkit 0.9\), and this rlkit "):
+        rlkit.train("dqn", resume=path, total_steps=400, progress=False)
+    np.testing.assert_array_equal(rlkit.load(path).get_weights()[0], result.agent.get_weights()[0])

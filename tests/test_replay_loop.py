@@ -16,6 +16,7 @@ import rlkit
 from rlkit.buffers import ReplayBuffer
 from rlkit.callbacks import Callback, EvaluateEvery, LogScalars, SaveCheckpoints, StopWhenSolved
 from rlkit.errors import RlkitError
+from rlkit.exploration import ActionNoise, EpsilonGreedy, Exploration, NoisyNets, PolicySamples
 from rlkit.numerics import NonFiniteError
 from rlkit.registry import ALGORITHMS, Algorithm, AlgorithmParts, register
 
@@ -130,6 +131,52 @@ def test_checkpoints_every_n_steps_and_the_best_one_and_the_last_agent_returned(
     assert best.get_weights()[0].shape == result.agent.get_weights()[0].shape
     np.testing.assert_allclose(result.history.series("buffer_fill")[1], [1 / 6, 2 / 6, 3 / 6, 4 / 6, 5 / 6, 1.0])
     assert len(result.history.series("probe_return")[1]) == 3
+
+
+class PushRight(Exploration):
+    """Always action 1 on CartPole, counting the episodes it saw end: proof that the loop asked this object."""
+
+    def __init__(self) -> None:
+        self.ended = 0
+
+    def actions(self, agent, obs, step, rng):
+        return np.ones(len(obs), dtype=np.int64)
+
+    def end_episodes(self, done):
+        self.ended += int(np.sum(done))
+
+    def metrics(self, step):
+        return {"pushes": 1.0}
+
+
+def test_the_exploration_is_a_parameter():
+    exploration = PushRight()
+    result = rlkit.train("dqn", total_steps=600, exploration=exploration, **SMALL, **REPLAY)
+    loop = result.agent.loop
+    assert loop.exploration is exploration
+    stored = loop.buffer.actions[: len(loop.buffer)]
+    assert len(stored) > 500 and (stored == 1).all()  # the default (epsilon-greedy from 1.0) stores both actions
+    assert exploration.ended == len(result.history.series("episode_return")[1])
+    assert "pushes" in result.history and "epsilon" not in result.history
+
+
+@pytest.mark.parametrize(
+    ("algo", "env", "options", "default"),
+    [("dqn", "CartPole-v1", {}, EpsilonGreedy), ("dqn", "CartPole-v1", {"noisy": True}, NoisyNets),
+     ("td3", "Pendulum-v1", {}, ActionNoise), ("sac", "Pendulum-v1", {}, PolicySamples)],
+)  # fmt: skip
+def test_each_algorithm_explores_with_its_default_exploration(algo, env, options, default):
+    result = rlkit.train(algo, env=env, total_steps=400, **SMALL, **REPLAY, **options)
+    assert type(result.agent.loop.exploration) is default
+
+
+def test_a_wrong_exploration_is_refused_by_name():
+    with pytest.raises(RlkitError, match="not the class EpsilonGreedy: pass an instance"):
+        rlkit.train("dqn", total_steps=500, exploration=EpsilonGreedy, **SMALL, **REPLAY)
+    with pytest.raises(RlkitError, match="lacks begin, actions, end_episodes"):
+        rlkit.train("dqn", total_steps=500, exploration=object(), **SMALL, **REPLAY)
+    with pytest.raises(RlkitError, match="ppo is on-policy: it explores by sampling its own policy"):
+        rlkit.train("ppo", total_steps=500, exploration=EpsilonGreedy(), **SMALL)
 
 
 def test_an_object_without_hooks_is_refused():

@@ -51,3 +51,12 @@ def test_the_command_line_refuses_a_seed_the_checkpoint_was_not_trained_with(che
     assert main([*argv, "--seed", "5", "--quiet"]) == 2
     assert "got seed=5, and" in capsys.readouterr().err
     assert main([*argv, "--quiet"]) == 0  # nothing given: the checkpoint's own
+
+
+def test_a_resume_explores_with_the_runs_own_exploration_class(checkpoint):
+    from rlkit.exploration import EpsilonGreedy, NoisyNets
+
+    with pytest.raises(RlkitError, match="this run explored with EpsilonGreedy, and NoisyNets cannot take its state"):
+        rlkit.train("dqn", resume=checkpoint, total_steps=400, progress=False, exploration=NoisyNets(100))
+    result = rlkit.train("dqn", resume=checkpoint, total_steps=400, progress=False, exploration=EpsilonGreedy(0.5))
+    assert result.steps == 400 and result.history.series("epsilon")[1][-1] < 0.5

@@ -148,7 +148,8 @@ class Agent:
 
     def new_loop(self, seed: int, plan: int, **options):
         """A fresh run of this agent's family loop (``loop_class``): new environments seeded by ``seed``, an
-        empty buffer, the weights as they are; ``options`` go to the loop (the replay loop's buffer_class)."""
+        empty buffer, the weights as they are; ``options`` go to the loop (the replay loop's buffer_class and
+        exploration)."""
         from rlkit.envs import make_vec_env
         from rlkit.seeding import seed_all
 

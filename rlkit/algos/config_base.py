@@ -59,6 +59,12 @@ class AlgorithmConfig:
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
+    def learning_rate_schedule(self, plan: int):
+        """The learning rate per environment step of a run planned for ``plan`` steps (a schedule of
+        :mod:`rlkit.schedules`), which the training loop sets before each update; None: the learner keeps the
+        step sizes it was built with."""
+        return None
+
 
 @dataclass
 class ReplayConfig(AlgorithmConfig):

@@ -1,22 +1,32 @@
 """The replay loop: DQN, Rainbow, DDPG, TD3 and SAC all train here, in numpy, for both frameworks.
 
 collect -> fold into n-step transitions -> store -> every ``train_every`` steps a burst of updates ->
-evaluate. What differs between the algorithms is not written here but asked of the agent, through a few
-documented methods of :class:`ReplayAgent` (the extension points):
+evaluate. What differs between the algorithms is not asked of the agent through methods to override: it
+comes in as parts, each passed to the loop or declared by the agent as plain data:
 
-===========================  ==========================================================================
-``begin_training``           build schedules and noise processes (DQN's epsilon, DDPG's OU process)
-``exploration_actions``      what to do and store at a step: epsilon-greedy, a random warm-up, noise
-``to_env`` / ``end_episodes``  the stored action in the environment's units; episode ends (OU resets)
-``burst_noise_shape``        standard-normal draws a burst needs (noisy nets, TD3 smoothing, SAC samples)
-``train_burst``              hand one burst to the learner (DQN also anneals its learning rate here)
-``after_burst``              extra metrics after a burst (DQN: health signals, optimizer resets)
-===========================  ==========================================================================
+=========================  ==============================================================================
+``exploration``            what to do and store at a step (:mod:`rlkit.exploration`): epsilon-greedy,
+                           noisy nets, action noise, policy samples; ``rlkit.train(exploration=...)``,
+                           else the agent's ``default_exploration(config)``
+``buffer_class``           the replay memory: uniform or prioritized by the config, or any class with the
+                           same methods (``rlkit.train(buffer_class=...)``)
+``callbacks``              called after every step and burst (:mod:`rlkit.callbacks`)
+``burst_noise_shape``      the agent's attribute: the standard-normal draws one burst needs (noisy nets,
+                           TD3's smoothing, SAC's samples), handed to the learner as the burst's ``noise``
+``reports_priorities``     the agent's attribute: whether the learner leaves new replay priorities in
+                           ``last_priorities`` after a burst (needed by a prioritized buffer)
+``health``                 the agent's attribute, None or an object whose ``after_burst`` returns extra
+                           metrics (DQN's :class:`~rlkit.algos.dqn.agent.BurstHealth`: health signals and
+                           optimizer resets)
+learning rate              the config's ``learning_rate_schedule(plan)``, set by the loop before each burst
+                           (:meth:`~rlkit.algos.training.Loop.set_learning_rate`, as the rollout loop does)
+=========================  ==============================================================================
 
-and of two parameters: the buffer class (``buffer_class``; uniform or prioritized by default, anything with
-the same methods otherwise) and the callbacks. Every random number comes from the run's generator ``rng``
-(actions, exploration noise, the burst's noise) or from the buffer's own seeded generator (sampling), so a
-seed fixes a run in either framework.
+A burst (:meth:`ReplayLoop.burst`) samples ``gradient_steps`` batches, draws the burst's noise, sets the
+learning rate and calls ``agent.learner.update_many({**batches, "noise": noise})``; the agent's ``to_env``
+turns stored actions into the environment's units. Every random number comes from the run's generator
+``rng`` (actions, exploration noise, the burst's noise) or from the buffer's own seeded generator
+(sampling), so a seed fixes a run in either framework.
 """
 
 from __future__ import annotations
@@ -26,7 +36,8 @@ import numpy as np
 from rlkit.algos import training
 from rlkit.algos.agent_base import Agent
 from rlkit.buffers import PrioritizedReplayBuffer, ReplayBuffer
-from rlkit.errors import RlkitError
+from rlkit.errors import CheckpointError, RlkitError
+from rlkit.exploration import Exploration
 from rlkit.nstep import NStepFolder
 from rlkit.numerics import check_finite_metrics, check_finite_weights, check_new_transitions
 from rlkit.schedules import LinearSchedule
@@ -38,28 +49,39 @@ class ReplayLoop(training.Loop):
     continued (``agent.learn``) and saved and restored (``agent.save(path, resumable=True)``).
 
     ``plan`` is the number of environment steps the schedules (epsilon, learning rate, PER's beta) are
-    spread over: the run's total, extended when training is continued past it.
+    spread over: the run's total, extended when training is continued past it. ``buffer_class`` and
+    ``exploration`` are the parts described at the top of this module (None: the defaults).
     """
 
-    def __init__(self, agent: ReplayAgent, envs, seed: int, rng, plan: int, buffer_class: type | None = None):
+    def __init__(
+        self,
+        agent: ReplayAgent,
+        envs,
+        seed: int,
+        rng,
+        plan: int,
+        buffer_class: type | None = None,
+        exploration: Exploration | None = None,
+    ):
         config = agent.config
         super().__init__(agent, envs, seed, rng, plan)
         self.buffer = make_buffer(agent, config, seed, buffer_class)
+        self.exploration = agent.default_exploration(config) if exploration is None else exploration
         self.folder = NStepFolder(config.n_step, config.gamma, config.num_envs)
-        self.noise_shape = agent.burst_noise_shape(config.gradient_steps, config.batch_size)
         self.next_train = max(config.learning_starts, config.batch_size)
         self.unchecked, self.checked_step = 0, 0  # transitions stored since the last finiteness check, its step
         self.begin()
 
     def begin(self) -> None:
-        """(Re)build what depends on the plan: the agent's schedules and PER's beta."""
-        self.agent.begin_training(self.plan, self.agent.config.num_envs, self.rng)
+        """(Re)build what depends on the plan: the learning rate, the exploration's schedules, PER's beta."""
+        super().begin()
+        self.exploration.begin(self.plan, self.agent.config.num_envs, self.rng)
         self.beta = LinearSchedule(self.agent.config.per_beta_start, 1.0, self.plan)  # PER's importance exponent
 
     def advance(self, hooks) -> bool:
         """One vector step, and the burst of updates it makes due; True when a callback asks to stop."""
         agent, config, runner, logger = self.agent, self.agent.config, self.runner, self.logger
-        actions = agent.exploration_actions(runner.obs, self.step, self.rng)
+        actions = self.exploration.actions(agent, runner.obs, self.step, self.rng)
         batch = runner.step(agent.to_env(actions))
         transitions = self.folder.step(
             batch.obs, actions, batch.rewards, batch.next_obs, batch.terminated, batch.truncated, batch.valid
@@ -67,7 +89,7 @@ class ReplayLoop(training.Loop):
         if transitions is not None:
             self.buffer.add(**transitions)
             self.unchecked += len(transitions["rewards"])
-        agent.end_episodes(batch.terminated | batch.truncated)
+        self.exploration.end_episodes(batch.terminated | batch.truncated)
         self.step += config.num_envs
         step = self.step
         returns, lengths = runner.pop_episodes()
@@ -79,32 +101,66 @@ class ReplayLoop(training.Loop):
             self.next_train += config.train_every
             check_new_transitions(self.buffer, self.unchecked, self.checked_step, step)  # before learning from them
             self.unchecked, self.checked_step = 0, step
-            metrics = burst(agent, self.buffer, config, self.beta(step), self.rng, self.noise_shape, step)
+            metrics = self.burst(step)
             logger.log(step, **metrics, steps_per_second=self.steps_per_second())
             stop = hooks.on_burst(step, metrics)
         return hooks.on_step(step) or stop  # after this step's updates: a checkpoint here includes them
 
+    def burst(self, step: int) -> dict[str, float]:
+        """Sample ``gradient_steps`` batches, draw the burst's noise, update on them at the scheduled learning
+        rate, refresh the acting copy; the burst's metrics (the learner's, the agent's health signals, the
+        exploration's)."""
+        agent, buffer, config = self.agent, self.buffer, self.agent.config
+        if is_prioritized(buffer):
+            batches = buffer.sample_many(config.gradient_steps, config.batch_size, self.beta(step))
+            indices = batches.pop("indices")
+        else:
+            batches = buffer.sample_many(config.gradient_steps, config.batch_size)
+        noise = self.rng.standard_normal(agent.burst_noise_shape, dtype=np.float32)
+        self.set_learning_rate(step)
+        metrics = agent.learner.update_many({**batches, "noise": noise})
+        check_finite_metrics(metrics, step)
+        if is_prioritized(buffer):
+            buffer.update_priorities(indices, agent.learner.last_priorities)
+        agent.refresh()
+        check_finite_weights(agent, step)
+        if agent.health is not None:
+            metrics = {**metrics, **agent.health.after_burst(agent, batches, metrics)}
+        return {**metrics, **self.exploration.metrics(step)}
+
     def state(self, replay_buffer: bool = True) -> dict:
         """Everything to continue this run exactly; ``replay_buffer=False`` leaves out the (large) buffer,
         which a restored run then refills from scratch."""
+        health = self.agent.health
         return {
             **self.common_state(),
             "folder": object_state(self.folder),
             "buffer": object_state(self.buffer, nested=("tree",)) if replay_buffer else None,
+            "exploration": {"class": type(self.exploration).__name__, "state": self.exploration.state_dict()},
+            "health": None if health is None else health.state_dict(),
         }
 
     def load_state(self, state: dict) -> None:
+        saved, given = state["exploration"]["class"], type(self.exploration).__name__
+        if saved != given:
+            raise CheckpointError(
+                f"this run explored with {saved}, and {given} cannot take its state over: resume it with "
+                f"exploration={saved}(...) (or without exploration= if {saved} is the algorithm's default)"
+            )
         self.load_common_state(state)
         restore_object(self.folder, state["folder"])
         if state["buffer"] is not None:
             restore_object(self.buffer, state["buffer"])
         else:  # no transitions: the buffer fills again before the next burst
             self.next_train = self.step + max(self.agent.config.learning_starts, self.agent.config.batch_size)
+        self.exploration.load_state_dict(state["exploration"]["state"])
+        if self.agent.health is not None:
+            self.agent.health.load_state_dict(state["health"])
         self.begin()
 
 
 class ReplayAgent(Agent):
-    """Base of the agents the replay loop trains; subclasses fill in the extension points below."""
+    """Base of the agents the replay loop trains: what they declare for it is data (see the module's table)."""
 
     #: The loop that trains this family.
     loop_class = ReplayLoop
@@ -113,40 +169,30 @@ class ReplayAgent(Agent):
     action_shape: tuple[int, ...] = ()
     action_dtype: type = np.int64
 
+    #: Shape of the standard-normal draws one burst of updates needs (the loop draws them from ``rng``).
+    burst_noise_shape: tuple[int, ...] = (0,)
+
+    #: Whether the learner leaves new replay priorities in ``last_priorities`` after each burst.
+    reports_priorities: bool = True
+
+    #: None, or an object whose ``after_burst(agent, batches, metrics)`` returns extra metrics after a burst
+    #: (the acting copy already refreshed) and that has ``state_dict`` / ``load_state_dict``.
+    health = None
+
     @classmethod
     def make(cls, env_id: str, framework: str, config, seed: int = 0):
         """A fresh agent for ``env_id`` and the vector environment it trains on (checks the action space)."""
         raise NotImplementedError
 
-    def begin_training(self, total_steps: int, num_envs: int, rng: np.random.Generator) -> None:
-        """Called once before the first step: build schedules and exploration noise."""
-
-    def exploration_actions(self, obs: np.ndarray, step: int, rng: np.random.Generator) -> np.ndarray:
-        """The actions to take in (and store for) a batch of observations at environment step ``step``."""
-        raise NotImplementedError
-
     def to_env(self, actions: np.ndarray) -> np.ndarray:
-        """Stored actions in the environment's own units (identity for discrete actions)."""
+        """Stored actions in the environment's own units (identity for discrete actions; the continuous
+        agents rescale [-1, 1] to the action bounds), as every agent's ``to_env``."""
         return actions
 
-    def end_episodes(self, done: np.ndarray) -> None:
-        """Environments whose episode just ended (an OU noise process resets there)."""
-
-    def burst_noise_shape(self, gradient_steps: int, batch_size: int) -> tuple[int, ...]:
-        """Shape of the standard-normal draws one burst of updates needs (the loop draws them from ``rng``)."""
-        return (0,)
-
-    def train_burst(self, batches: dict[str, np.ndarray], noise: np.ndarray, step: int) -> dict[str, float]:
-        """One burst: ``batches`` stacked as (K, B, ...) and the burst's noise; returns the learner's metrics."""
+    @staticmethod
+    def default_exploration(config) -> Exploration:
+        """The exploration a run of this algorithm uses unless ``rlkit.train(exploration=...)`` gives one."""
         raise NotImplementedError
-
-    def after_burst(self, step: int, batches: dict[str, np.ndarray], metrics: dict[str, float]) -> dict[str, float]:
-        """Extra metrics to log after a burst (the acting copy is already refreshed)."""
-        return {}
-
-    def reports_priorities(self) -> bool:
-        """Whether the learner leaves new replay priorities in ``last_priorities`` after each burst."""
-        return True
 
 
 def make_buffer(agent: ReplayAgent, config, seed: int, buffer_class: type | None = None) -> ReplayBuffer:
@@ -158,7 +204,7 @@ def make_buffer(agent: ReplayAgent, config, seed: int, buffer_class: type | None
     """
     if buffer_class is None:
         buffer_class = PrioritizedReplayBuffer if config.prioritized else ReplayBuffer
-    elif hasattr(buffer_class, "update_priorities") and not agent.reports_priorities():
+    elif hasattr(buffer_class, "update_priorities") and not agent.reports_priorities:
         raise RlkitError(
             f"{agent.algo.upper()} computes replay priorities only with prioritized=True: set it to use "
             f"{getattr(buffer_class, '__name__', buffer_class)}, which samples by priority"
@@ -178,20 +224,3 @@ def is_prioritized(buffer) -> bool:
 def entry_point(agent_class: type[ReplayAgent], default_total_steps: dict[str, int], fallback_total_steps: int):
     """The ``train`` function of a replay-based algorithm package, with its per-environment step budgets."""
     return training.entry_point(agent_class, default_total_steps, fallback_total_steps)
-
-
-def burst(agent: ReplayAgent, buffer, config, beta: float, rng, noise_shape, step: int) -> dict[str, float]:
-    """Sample ``gradient_steps`` batches, update on them, refresh the acting copy; the burst's metrics."""
-    if is_prioritized(buffer):
-        batches = buffer.sample_many(config.gradient_steps, config.batch_size, beta)
-        indices = batches.pop("indices")
-    else:
-        batches = buffer.sample_many(config.gradient_steps, config.batch_size)
-    noise = rng.standard_normal(noise_shape, dtype=np.float32)
-    metrics = agent.train_burst(batches, noise, step)
-    check_finite_metrics(metrics, step)
-    if is_prioritized(buffer):
-        buffer.update_priorities(indices, agent.learner.last_priorities)
-    agent.refresh()
-    check_finite_weights(agent, step)
-    return {**metrics, **agent.after_burst(step, batches, metrics)}

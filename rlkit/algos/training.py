@@ -146,7 +146,15 @@ class Loop:
         agent.loop = self
 
     def begin(self) -> None:
-        """Build what depends on the plan (schedules); called again when a continued run extends it."""
+        """Build what depends on the plan (schedules); called again when a continued run extends it. Here: the
+        learning rate per environment step, the config's ``learning_rate_schedule(plan)`` (None: constant)."""
+        self.learning_rate = self.agent.config.learning_rate_schedule(self.plan)
+
+    def set_learning_rate(self, step: int) -> None:
+        """Give the learner the scheduled learning rate of environment step ``step``, before an update; every
+        family anneals this way (PPO and A2C to 0 with ``anneal_lr``, DQN to ``final_lr_fraction``)."""
+        if self.learning_rate is not None:
+            self.agent.learner.set_learning_rate(self.learning_rate(step))
 
     def advance(self, hooks) -> bool:
         raise NotImplementedError
@@ -168,7 +176,7 @@ class Loop:
     def common_state(self) -> dict:
         """The state every loop has: counters and generators, environments, learner, agent, evaluations."""
         return {
-            "loop": object_state(self, skip=("noise_shape", "seed")),
+            "loop": object_state(self, skip=("seed", "learning_rate")),
             "seed": self.seed,
             "runner": object_state(self.runner),
             "envs": vector_env_state(self.envs),
@@ -291,8 +299,9 @@ def train_agent(
     """Train a fresh ``agent_class`` agent in ``loop_class`` (default: its family's loop,
     ``agent_class.loop_class``; ``rlkit.train(workers=...)`` passes the rollout loop that collects on Ray
     actors); see :func:`rlkit.train`. ``device`` is where the torch learner's networks live; ``loop_options``
-    go to the loop (the replay loop's ``buffer_class``). ``seed`` is shifted by ``RLKIT_SEED_OFFSET`` here, once: the
-    run, its environments and its evaluations all derive from the shifted seed."""
+    go to the loop (the replay loop's ``buffer_class`` and ``exploration``). ``seed`` is shifted by
+    ``RLKIT_SEED_OFFSET`` here, once: the run, its environments and its evaluations all derive from the shifted
+    seed."""
     from rlkit.seeding import seed_all, shifted
 
     seed = shifted(seed)
@@ -305,7 +314,7 @@ def train_agent(
 def entry_point(agent_class: type, default_total_steps: dict[str, int], fallback_total_steps: int):
     """The ``train`` function of an algorithm package: :func:`train_agent` for ``agent_class``, with the step
     budget of each environment and the config from ``agent_class.config_class.for_env``. ``options``
-    (callbacks, and for the replay loop buffer_class) go to the loop as they are."""
+    (callbacks, and for the replay loop buffer_class and exploration) go to the loop as they are."""
 
     def train(
         env_id: str,

@@ -39,6 +39,7 @@ class RolloutLoop(training.Loop):
         space = envs.single_action_space
         self.buffer = RolloutBuffer(config.num_steps, config.num_envs, (agent.obs_dim,), space.shape, space.dtype)
         self.scale_rewards = RewardScaler(config.num_envs, config.gamma, enabled=config.normalize_rewards)
+        self.begin()
 
     def whole_rollouts(self, steps: int) -> int:
         return max(1, math.ceil(steps / self.rollout)) * self.rollout
@@ -50,8 +51,8 @@ class RolloutLoop(training.Loop):
         """One rollout and the update on it; True when a callback asks to stop."""
         agent, config, logger, buffer, rng = self.agent, self.agent.config, self.logger, self.buffer, self.rng
         learner = agent.learner
-        remaining = 1.0 - self.step / self.plan  # linear annealing over the plan
-        learner.set_learning_rate(config.learning_rate * (remaining if config.anneal_lr else 1.0))
+        self.set_learning_rate(self.step)  # linear annealing over the plan (the config's schedule)
+        remaining = 1.0 - self.step / self.plan
         clip_range = config.clip_range * (remaining if config.anneal_clip else 1.0)
 
         buffer.reset()
@@ -114,6 +115,7 @@ class RolloutLoop(training.Loop):
     def load_state(self, state: dict) -> None:
         self.load_common_state(state)
         restore_object(self.scale_rewards, state["scale_rewards"])
+        self.begin()
 
 
 class ActorCriticAgent(Agent):

@@ -10,6 +10,7 @@ import numpy as np
 from rlkit.algos.config_base import HIDDEN_SIZES_RULE, AlgorithmConfig
 from rlkit.contracts import Field, TensorContract
 from rlkit.nets import orthogonal_mlp_weights
+from rlkit.schedules import ConstantSchedule, LinearDecay
 
 #: The metrics an update returns: the loss terms in the order the twins' ``loss`` computes them, then the
 #: number of epochs run (fewer than ``epochs`` when the KL early stop fires).
@@ -62,6 +63,10 @@ class ActorCriticConfig(AlgorithmConfig):
     #: Return the weights (and normalisation statistics) of the best evaluation instead of the last ones.
     #: Off by default: the agent a run returns is the one it ended with (``SaveCheckpoints`` keeps the best).
     keep_best: bool = False
+
+    def learning_rate_schedule(self, plan: int) -> LinearDecay | ConstantSchedule:
+        """``learning_rate`` annealed linearly to 0 over the plan with ``anneal_lr``, else constant."""
+        return LinearDecay(self.learning_rate, plan) if self.anneal_lr else ConstantSchedule(self.learning_rate)
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [

@@ -7,8 +7,8 @@ import numpy as np
 from rlkit.algos import replay
 from rlkit.algos.ddpg.config import DDPGConfig
 from rlkit.algos.off_policy import agent as off_policy
-from rlkit.noise import make_noise
-from rlkit.state import object_state, restore_object
+from rlkit.exploration import ActionNoise, Exploration
+from rlkit.noise import GaussianNoise
 
 #: Environment steps of a default run: about 1.5x the most any seed needed to reach -200 on Pendulum (at most
 #: 6,000 over seeds 0-4 and 101-105 in both frameworks; ``benchmarks/off_policy.py``, ``benchmarks/RESULTS.md``).
@@ -22,31 +22,18 @@ class DDPGAgent(off_policy.OffPolicyAgent):
     algo = "ddpg"
     config_class = DDPGConfig
     learner_modules = {"torch": "rlkit.algos.ddpg.torch", "tf": "rlkit.algos.ddpg.tf"}
-    noise = None
 
-    def begin_exploration(self, num_envs: int, rng: np.random.Generator) -> None:
-        """Build the noise process, unless one of the right shape exists: a continued or resumed run keeps its
-        OU state (rebuilding it would restart the process at zero)."""
-        config = self.config
-        if self.noise is None or self.noise.shape != (num_envs, self.action_dim):
-            self.noise = make_noise(config.exploration, config.exploration_noise, (num_envs, self.action_dim), rng)
-
-    def loop_state(self) -> dict:
-        """The exploration noise: an OU process's state carries from step to step."""
-        return object_state(self, nested=("noise",)).get("noise", {})
-
-    def load_loop_state(self, state: dict) -> None:
-        if state:
-            restore_object(self.noise, state["object"])
-
-    def end_episodes(self, done: np.ndarray) -> None:
-        self.noise.reset(done)
+    @staticmethod
+    def default_exploration(config: DDPGConfig) -> Exploration:
+        """Uniform-random actions until ``learning_starts``, then the config's noise (``exploration``,
+        ``exploration_noise``) on the deterministic action."""
+        return ActionNoise(config.exploration, config.exploration_noise, config.learning_starts)
 
     def explore(self, obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """The deterministic action plus noise, clipped back into [-1, 1]."""
-        if self.noise is None or self.noise.shape[0] != len(obs):
-            self.begin_exploration(len(obs), rng)
-        return np.clip(self.policy(obs) + self.noise(), -1.0, 1.0).astype(np.float32)
+        """The deterministic action plus Gaussian noise of scale ``exploration_noise``, clipped into [-1, 1]
+        (one call carries no state: the loop's Ornstein-Uhlenbeck process lives in its exploration)."""
+        noise = GaussianNoise(self.config.exploration_noise, (len(obs), self.action_dim), rng)()
+        return np.clip(self.policy(obs) + noise, -1.0, 1.0).astype(np.float32)
 
 
 train = replay.entry_point(DDPGAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)

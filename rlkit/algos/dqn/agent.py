@@ -2,10 +2,11 @@
 :mod:`rlkit.algos.replay`, shared with Rainbow, DDPG, TD3 and SAC.
 
 The framework appears only behind ``learner``: an object from ``torch.py`` or ``tf.py`` with
-``update_many(batches, noise)``, ``get_weights()``, ``set_weights()``, ``save()`` and ``load()``. Acting goes
-through :func:`rlkit.nets.q_network_forward` on a numpy copy of the online weights, refreshed after every
-burst of gradient steps: at batch size one, numpy is several times faster than torch and than a
-``tf.function`` (chapter 00 measures it).
+``update_many(batches)`` (the burst's noise is its ``"noise"`` entry), ``get_weights()``, ``set_weights()``,
+``save()`` and ``load()``. Acting goes through :func:`rlkit.nets.q_network_forward` on a numpy copy of the
+online weights, refreshed after every burst of gradient steps: at batch size one, numpy is several times
+faster than torch and than a ``tf.function`` (chapter 00 measures it). How DQN explores while training is
+its default exploration (:mod:`rlkit.exploration`: epsilon-greedy, or noisy nets).
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from rlkit.algos.dqn.config import DQNConfig
 from rlkit.distributional import categorical_support, expected_q
 from rlkit.envs import env_name, make_vec_env
 from rlkit.errors import RlkitError
+from rlkit.exploration import EpsilonGreedy, Exploration, NoisyNets
 from rlkit.health import health_signals
 from rlkit.nets import q_network_forward
 from rlkit.policy_plan import PolicyPlan
-from rlkit.schedules import LinearSchedule
 
 #: Environment steps that solve each environment with the default config (used when total_steps is None).
 #: Epsilon decays over ``eps_fraction`` of the budget, so a budget is measured as itself. Acrobot: at 25,000
@@ -42,8 +43,18 @@ class DQNAgent(replay.ReplayAgent):
         self.n_actions = n_actions
         self.noise_size = config.noise_size(obs_dim, n_actions)
         self.support = categorical_support(config.v_min, config.v_max, config.n_atoms)
-        self.optimizer_resets = 0
+        #: One draw per gradient step for the online and one for the target network (none without noisy layers).
+        self.burst_noise_shape = (2, config.gradient_steps, self.noise_size)
+        self.health = BurstHealth(config)
         self.refresh()
+
+    @staticmethod
+    def default_exploration(config: DQNConfig) -> Exploration:
+        """Epsilon-greedy on the config's schedule; a noisy network explores through its noise instead, after
+        ``learning_starts`` uniform-random steps."""
+        if config.noisy:
+            return NoisyNets(config.learning_starts)
+        return EpsilonGreedy(config.eps_start, config.eps_end, config.eps_fraction)
 
     @classmethod
     def make(cls, env_id, framework: str, config: DQNConfig, seed: int = 0, device: str = "cpu"):
@@ -93,62 +104,11 @@ class DQNAgent(replay.ReplayAgent):
 
     def act(self, obs: np.ndarray, deterministic: bool = True) -> np.ndarray | int:
         """Greedy actions for a batch of observations (an int for a single observation)."""
-        del deterministic  # DQN's policy is greedy; exploration is the loop's job (see ``explore``)
+        del deterministic  # DQN's policy is greedy; exploration is the loop's job (rlkit.exploration)
         obs = np.asarray(obs, dtype=np.float32)
         if obs.ndim == 1:
             return int(self.q_values(obs[None]).argmax())
         return self.q_values(obs).argmax(axis=1)
-
-    def explore(self, obs: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-        """Exploring actions for a batch: greedy under a fresh noise draw for a noisy network, and then
-        uniform-random with probability ``epsilon`` (the training loop sets it to 0 for noisy networks)."""
-        if self.config.noisy:
-            noise = rng.standard_normal(self.noise_size, dtype=np.float32)
-            actions = self.q_values(np.asarray(obs, dtype=np.float32), noise).argmax(axis=1)
-        else:
-            actions = self.act(obs)
-        random = rng.random(len(actions)) < epsilon
-        return np.where(random, rng.integers(0, self.n_actions, size=len(actions)), actions)
-
-    # --- the replay loop's extension points (see rlkit.algos.replay) -------------------------------------
-
-    def begin_training(self, total_steps: int, num_envs: int, rng: np.random.Generator) -> None:
-        """The epsilon and learning-rate schedules of a run of ``total_steps`` environment steps."""
-        config = self.config
-        self.epsilon = exploration_schedule(config, total_steps)
-        final_lr = config.learning_rate * config.final_lr_fraction
-        self.learning_rate = LinearSchedule(config.learning_rate, final_lr, total_steps)
-
-    def exploration_actions(self, obs: np.ndarray, step: int, rng: np.random.Generator) -> np.ndarray:
-        """Epsilon-greedy actions (noisy networks: greedy under fresh noise after a random warm-up)."""
-        return self.explore(obs, self.epsilon(step), rng)
-
-    def burst_noise_shape(self, gradient_steps: int, batch_size: int) -> tuple[int, ...]:
-        """One draw per gradient step for the online and one for the target network (none without noisy layers)."""
-        return (2, gradient_steps, self.noise_size)
-
-    def train_burst(self, batches: dict[str, np.ndarray], noise: np.ndarray, step: int) -> dict[str, float]:
-        self.learner.set_learning_rate(self.learning_rate(step))
-        return self.learner.update_many(batches, noise)
-
-    def after_burst(self, step: int, batches: dict[str, np.ndarray], metrics: dict[str, float]) -> dict[str, float]:
-        """Optimizer resets (claim C40) and the health signals of chapter 15, from the burst's last batch."""
-        config = self.config
-        if config.reset_optimizer_above is not None and metrics["loss"] > config.reset_optimizer_above:
-            self.learner.reset_optimizer()
-            self.optimizer_resets += 1
-        td_errors = None if config.distributional else self.learner.last_priorities[-1]  # C51's are not TD errors
-        return {
-            **health_signals(self.q_values(batches["obs"][-1]), td_errors),
-            "optimizer_resets": self.optimizer_resets,
-            "epsilon": self.epsilon(step),
-        }
-
-    def loop_state(self) -> dict:
-        return {"optimizer_resets": self.optimizer_resets}
-
-    def load_loop_state(self, state: dict) -> None:
-        self.optimizer_resets = int(state["optimizer_resets"])
 
     def checkpoint_extra(self) -> dict:
         return {"n_actions": self.n_actions}
@@ -161,16 +121,32 @@ class DQNAgent(replay.ReplayAgent):
         return cls(learner, meta["env_id"], meta["obs_dim"], meta["n_actions"], config)
 
 
+class BurstHealth:
+    """What DQN's loop watches after each burst: optimizer resets when the loss passes
+    ``reset_optimizer_above`` (claim C40), and the health signals of chapter 15 from the burst's last batch."""
+
+    def __init__(self, config: DQNConfig) -> None:
+        self.config = config
+        self.optimizer_resets = 0
+
+    def after_burst(self, agent: DQNAgent, batches: dict[str, np.ndarray], metrics: dict[str, float]) -> dict:
+        config = self.config
+        if config.reset_optimizer_above is not None and metrics["loss"] > config.reset_optimizer_above:
+            agent.learner.reset_optimizer()
+            self.optimizer_resets += 1
+        td_errors = None if config.distributional else agent.learner.last_priorities[-1]  # C51's are not TD errors
+        signals = health_signals(agent.q_values(batches["obs"][-1]), td_errors)
+        return {**signals, "optimizer_resets": self.optimizer_resets}
+
+    def state_dict(self) -> dict:
+        return {"optimizer_resets": self.optimizer_resets}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.optimizer_resets = int(state["optimizer_resets"])
+
+
 #: The learner class of a framework ("torch" or "tf"), importing it now (experiments build learners alone).
 learner_class = DQNAgent.learner_class
-
-
-def exploration_schedule(config: DQNConfig, total_steps: int):
-    """Epsilon per environment step: linear decay, or for noisy networks (which explore through their noise)
-    uniform-random play until ``learning_starts`` and then none."""
-    if config.noisy:
-        return lambda step: 1.0 if step < config.learning_starts else 0.0
-    return LinearSchedule(config.eps_start, config.eps_end, max(1, int(config.eps_fraction * total_steps)))
 
 
 train = replay.entry_point(DQNAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)

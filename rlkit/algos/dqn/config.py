@@ -17,6 +17,7 @@ import numpy as np
 from rlkit.algos.config_base import ReplayConfig
 from rlkit.contracts import Field, TensorContract
 from rlkit.nets import init_mlp_weights
+from rlkit.schedules import LinearSchedule
 
 
 @dataclass
@@ -119,6 +120,10 @@ class DQNConfig(ReplayConfig):
         layers = list(zip(sizes[:-1], sizes[1:], strict=True))
         value_head = [(sizes[-1], self.atoms)] if self.dueling else []
         return [*layers, *value_head, (sizes[-1], n_actions * self.atoms)]
+
+    def learning_rate_schedule(self, plan: int) -> LinearSchedule:
+        """``learning_rate`` decaying linearly to ``learning_rate * final_lr_fraction`` over the plan."""
+        return LinearSchedule(self.learning_rate, self.learning_rate * self.final_lr_fraction, plan)
 
     def noise_size(self, obs_dim: int, n_actions: int) -> int:
         """Standard-normal draws per forward pass of a noisy network (fan_in + fan_out per layer), else 0."""

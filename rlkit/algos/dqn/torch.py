@@ -215,21 +215,21 @@ class DQNLearner:
         ``noise`` (2, noise_size): the online and target networks' draws for noisy
         layers (None: fresh ones).
         """
-        noise = None if noise is None else noise[:, None]
-        return self.update_many(
-            {name: values[None] for name, values in batch.items()}, noise
-        )
+        batches = {name: values[None] for name, values in batch.items()}
+        if noise is not None:
+            batches["noise"] = noise[:, None]
+        return self.update_many(batches)
 
-    def update_many(
-        self, batches: dict[str, np.ndarray], noise: np.ndarray | None = None
-    ) -> dict[str, float]:
+    def update_many(self, batches: dict[str, np.ndarray]) -> dict[str, float]:
         """K gradient steps, one per batch of ``batches`` (each field stacked as
         (K, B, ...)); mean metrics.
 
-        ``noise`` is (2, K, noise_size), drawn here when None. The steps' new replay
-        priorities (|TD error|, or the cross-entropy for C51) are kept in
-        ``last_priorities``.
+        ``batches["noise"]`` (2, K, noise_size), where given, holds the noisy layers'
+        draws (drawn here otherwise). The steps' new replay priorities (|TD error|,
+        or the cross-entropy for C51) are kept in ``last_priorities``.
         """
+        batches = dict(batches)
+        noise = batches.pop("noise", None)
         batches = with_defaults(batches, self.config.gamma)
         self.contract.check(
             {

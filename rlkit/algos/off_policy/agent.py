@@ -36,6 +36,10 @@ class OffPolicyAgent(replay.ReplayAgent):
         self.action_shape = (self.action_dim,)
         self.low = np.asarray(action["low"], dtype=np.float32)
         self.high = np.asarray(action["high"], dtype=np.float32)
+        #: TD3's smoothing noise or SAC's samples: ``noise_draws`` per transition of every batch of a burst.
+        self.burst_noise_shape = (config.gradient_steps, learner.noise_draws, config.batch_size, self.action_dim)
+        #: The critics' |TD errors| are computed only with ``prioritized`` (they cost a few ops per step).
+        self.reports_priorities = config.prioritized
         self.refresh()
 
     @classmethod
@@ -81,35 +85,10 @@ class OffPolicyAgent(replay.ReplayAgent):
         """Deterministic actions in [-1, 1] for a batch: tanh of the actor's (first) outputs."""
         return np.tanh(self.actor_output(obs)[:, : self.action_dim])
 
-    def begin_exploration(self, num_envs: int, rng: np.random.Generator) -> None:
-        """Prepare the exploration of ``num_envs`` environments (DDPG and TD3 build their noise process)."""
-
     def explore(self, obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Exploratory actions in [-1, 1] for a batch of observations (see DDPG and SAC)."""
+        """Exploratory actions in [-1, 1] for a batch of observations, as ``act(deterministic=False)`` takes
+        them (see DDPG and SAC; training explores through :mod:`rlkit.exploration`)."""
         raise NotImplementedError
-
-    # --- the replay loop's extension points (see rlkit.algos.replay) -------------------------------------
-
-    def begin_training(self, total_steps: int, num_envs: int, rng: np.random.Generator) -> None:
-        self.begin_exploration(num_envs, rng)
-
-    def exploration_actions(self, obs: np.ndarray, step: int, rng: np.random.Generator) -> np.ndarray:
-        """Uniform random actions until ``learning_starts`` (varied data for the first updates), then
-        :meth:`explore`."""
-        if step < self.config.learning_starts:
-            return rng.uniform(-1.0, 1.0, (len(obs), self.action_dim)).astype(np.float32)
-        return self.explore(obs, rng)
-
-    def burst_noise_shape(self, gradient_steps: int, batch_size: int) -> tuple[int, ...]:
-        """TD3's smoothing noise or SAC's samples: ``noise_draws`` per transition of every batch."""
-        return (gradient_steps, self.learner.noise_draws, batch_size, self.action_dim)
-
-    def reports_priorities(self) -> bool:
-        """The critics' |TD errors| are computed only with ``prioritized`` (they cost a few ops per step)."""
-        return self.config.prioritized
-
-    def train_burst(self, batches: dict[str, np.ndarray], noise: np.ndarray, step: int) -> dict[str, float]:
-        return self.learner.update_many({**batches, "noise": noise})
 
     def to_env(self, actions: np.ndarray) -> np.ndarray:
         """Actions in [-1, 1] rescaled to the environment's bounds [low, high]."""

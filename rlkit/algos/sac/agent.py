@@ -7,6 +7,7 @@ import numpy as np
 from rlkit.algos import replay
 from rlkit.algos.off_policy import agent as off_policy
 from rlkit.algos.sac.config import LOG_STD_MAX, LOG_STD_MIN, SACConfig
+from rlkit.exploration import Exploration, PolicySamples
 
 #: Environment steps of a default run: about 1.5x the most any seed needed to reach -200 on Pendulum (at most
 #: 7,000 over seeds 0-4 and 101-105 in both frameworks; ``benchmarks/off_policy.py``, ``benchmarks/RESULTS.md``).
@@ -20,6 +21,11 @@ class SACAgent(off_policy.OffPolicyAgent):
     algo = "sac"
     config_class = SACConfig
     learner_modules = {"torch": "rlkit.algos.sac.torch", "tf": "rlkit.algos.sac.tf"}
+
+    @staticmethod
+    def default_exploration(config: SACConfig) -> Exploration:
+        """Uniform-random actions until ``learning_starts``, then samples of the policy (:meth:`explore`)."""
+        return PolicySamples(config.learning_starts)
 
     def explore(self, obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """A sample of the squashed Gaussian policy: its own entropy is the exploration, no added noise."""
