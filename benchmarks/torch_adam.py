@@ -10,7 +10,7 @@ Two costs, CPU time on one thread:
   turns block by block, median over ``--repeats`` blocks. ``torch.optim.Adam`` on CPU without ``fused=True``
   (rlkit's PPO and A2C before FusedAdam) is timed too.
 
-The weights both produce are the same bit for bit (``tests/test_torch_adam.py``), so steps to solve are
+The weights both produce are the same bit for bit (``tests/algorithms/test_torch_adam.py``), so steps to solve are
 unchanged and the time per step is the whole effect.
 
     python benchmarks/torch_adam.py

@@ -4,7 +4,7 @@ The learners that clip their gradients (DQN, Rainbow, PPO, A2C) do it once per g
 default torch learner (its parameters as ``rlkit.train`` builds them, with random gradients large enough to be
 clipped), CPU microseconds per call, blocks of ``--steps`` calls, the two functions taking turns block by block,
 median over ``--repeats`` blocks, one thread. The clipped gradients are the same bit for bit
-(``tests/test_torch_clip.py``), so steps to solve are unchanged and the time per call is the whole effect.
+(``tests/algorithms/test_torch_clip.py``), so steps to solve are unchanged and the time per call is the whole effect.
 
     python benchmarks/torch_clip.py
     python benchmarks/torch_clip.py --repeats 15 --steps 5000

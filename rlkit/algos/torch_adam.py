@@ -9,7 +9,7 @@ DQN's 128x128 Q-network, against 39 us for the kernel called directly
 (``benchmarks/torch_adam.py``). rlkit's learners compile nothing, so :class:`FusedAdam`
 calls that kernel, ``torch._fused_adam_``, itself: the same kernel on the same tensors,
 so the weights it produces are bit for bit those of ``torch.optim.Adam(fused=True)``
-(``tests/test_torch_adam.py`` checks it step by step, learning-rate changes and a state
+(``tests/algorithms/test_torch_adam.py`` checks it step by step, learning-rate changes and a state
 reset included). The kernel is an ATen operator without a documented Python API;
 pyproject.toml pins torch, and that test fails if a release changes it.
 

@@ -8,7 +8,7 @@ a step for DQN's 128x128 Q-network against 25 us for the kernels called directly
 (``benchmarks/torch_clip.py``). A learner's gradients are already one list on one device with
 one dtype, so :func:`clip_by_global_norm_` calls the same kernels on it in the same order: the
 clipped gradients are bit for bit those of ``clip_grad_norm_(..., foreach=True)``
-(``tests/test_torch_clip.py``). ``torch._foreach_norm`` has no documented Python API;
+(``tests/algorithms/test_torch_clip.py``). ``torch._foreach_norm`` has no documented Python API;
 pyproject.toml pins torch, and that test fails if a release changes it.
 """
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import dqn_batch
+from tests.conftest import dqn_batch
 
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.errors import ContractError

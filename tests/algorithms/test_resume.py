@@ -25,7 +25,7 @@ RUNS = {  # algorithm -> (environment, total steps, settings): small, but past w
                                     "exploration": "ou"}),
 }  # fmt: skip
 QUIET = {"progress": False, "eval_episodes": 2}
-ROOT = str(Path(__file__).resolve().parents[1])  # the command line must run this checkout's rlkit
+ROOT = str(Path(__file__).resolve().parents[2])  # the command line must run this checkout's rlkit
 
 
 def train(algo: str, framework: str, **options):

@@ -13,7 +13,7 @@ import pytest
 
 from benchmarks import compare_sb3
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MAX_STEPS, EVAL_EVERY = 2_500, 1_000  # not a multiple: the run's end needs an evaluation of its own
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import benchmark_script
+from tests.conftest import benchmark_script
 
 env_floor = benchmark_script("env_floor")
 

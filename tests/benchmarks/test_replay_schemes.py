@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import benchmark_script, run_benchmark
+from tests.conftest import benchmark_script, run_benchmark
 
 from course.pitfalls.bucketed_replay import REPLAYS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "benchmarks" / "results" / "replay_schemes.json"
 
 

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import benchmark_script, run_benchmark
+from tests.conftest import benchmark_script, run_benchmark
 
 from course.pitfalls.alpha_tape import TEMPERATURES, after_solving
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "benchmarks" / "results" / "sac_temperature.json"
 
 

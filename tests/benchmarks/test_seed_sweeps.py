@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import benchmark_script, run_benchmark
+from tests.conftest import benchmark_script, run_benchmark
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: script -> (the runs' setting field, the settings, seeds in the committed file, steps per run)
 SWEEPS = {
     "overestimation": ("variant", ["vanilla", "double", "dueling"], 20, 15_000),

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TWIN_FOLDERS = sorted(path.parent for path in (ROOT / "rlkit" / "algos").glob("*/torch.py"))
 LITERALINCLUDE = re.compile(r"```\{literalinclude\}\s+(?P<file>\S+)\n(?P<options>(?::[^\n]*\n)*)")
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(?P<lang>python|bash)\n(?P<body>.*?)^```$", re.MULTILINE | re.DOTALL)
 

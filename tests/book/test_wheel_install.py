@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ["00_setup.ipynb", "01_environments_and_contracts.ipynb"]  # the shortest; 01 has an exercise
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
-from browser_support import (
+from tests.browser.browser_support import (
     ROOT,
     cells_needed,
     is_loopback,

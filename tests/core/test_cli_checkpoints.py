@@ -14,7 +14,7 @@ import pytest
 
 from rlkit.cli import main
 
-ROOT = str(Path(__file__).resolve().parents[1])  # the subprocess must run this checkout's rlkit
+ROOT = str(Path(__file__).resolve().parents[2])  # the subprocess must run this checkout's rlkit
 SETTINGS = ["--quiet", "--set", "learning_starts=100", "train_every=50", "gradient_steps=5", "eval_episodes=1"]
 SETTINGS += ["eval_every=500"]
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import dqn_batch
+from tests.conftest import dqn_batch
 
 from rlkit.algos.dqn.config import dqn_contract
 from rlkit.contracts import Field, TensorContract, dtype_name

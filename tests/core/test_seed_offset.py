@@ -14,7 +14,7 @@ import pytest
 import rlkit
 from rlkit.seeding import SEED_OFFSET_VARIABLE, seed_offset, shifted
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 #: Calls that turn a number into random state without going through rlkit, when that number is a literal.
 RAW_SEEDING = re.compile(

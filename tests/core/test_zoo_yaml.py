@@ -22,7 +22,7 @@ from rlkit.registry import config_class
 from rlkit.schedules import LinearSchedule
 from rlkit.zoo_yaml import translate
 
-ZOO = Path(__file__).parent / "zoo"
+ZOO = Path(__file__).resolve().parents[1] / "zoo"
 #: rlkit's algorithms and the zoo file each one reads (Rainbow is DQN with its options on).
 FILES = {"ppo": "ppo", "a2c": "a2c", "dqn": "dqn", "rainbow": "dqn", "ddpg": "ddpg", "td3": "td3", "sac": "sac"}
 #: The keys refused in each zoo entry rlkit cannot run as written; every other entry loads.

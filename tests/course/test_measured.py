@@ -9,7 +9,7 @@ import pytest
 
 from course.measured import committed_results
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 
 
 @pytest.mark.parametrize("name", ["compare_sb3.json", "sac_temperature.json", "replay_schemes.json"])

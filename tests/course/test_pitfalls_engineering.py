@@ -1,6 +1,6 @@
 """The experiments of chapters 40 (reproducibility) and 41 (debugging), run small; and same-seed reruns of PPO
 and SAC in both frameworks bit-identical, with every global generator scrambled during the run (DQN's rerun
-is in ``test_dqn_learning.py``)."""
+is in ``tests/algorithms/test_dqn_learning.py``)."""
 
 from __future__ import annotations
 

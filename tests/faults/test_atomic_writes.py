@@ -21,7 +21,7 @@ from rlkit.checkpoints import read_meta
 from rlkit.errors import CheckpointError, RlkitError
 from rlkit.state import load_state
 
-ROOT = str(Path(__file__).resolve().parents[1])  # the subprocess must run this checkout's rlkit
+ROOT = str(Path(__file__).resolve().parents[2])  # the subprocess must run this checkout's rlkit
 SMALL = {"progress": False, "eval_episodes": 1, "learning_starts": 100, "train_every": 50, "gradient_steps": 5}
 
 

@@ -22,7 +22,7 @@ from rlkit.callbacks import Callback
 from rlkit.errors import TrainingInterrupted
 from rlkit.interrupts import InterruptGuard
 
-ROOT = str(Path(__file__).resolve().parents[1])  # the subprocess must run this checkout's rlkit
+ROOT = str(Path(__file__).resolve().parents[2])  # the subprocess must run this checkout's rlkit
 SETTINGS = ["--quiet", "--set", "learning_starts=100", "train_every=50", "gradient_steps=5", "eval_episodes=1"]
 
 

@@ -21,7 +21,7 @@ from rlkit.atomic import KILL_HOOK, PAUSE_HOOK
 from rlkit.errors import RlkitError
 from rlkit.run_lock import LOCK
 
-ROOT = str(Path(__file__).resolve().parents[1])  # the subprocess must run this checkout's rlkit
+ROOT = str(Path(__file__).resolve().parents[2])  # the subprocess must run this checkout's rlkit
 SMALL = {"learning_starts": 100, "train_every": 50, "gradient_steps": 5, "eval_episodes": 1, "eval_every": 500}
 
 HOLDER = textwrap.dedent(
