@@ -24,13 +24,13 @@ run of the DQN pair for that seed (copied, marked ``"same_run_as": "dqn"``, rath
 ``--append`` the runs already in the file are kept and skipped, ``--redo`` replaces those of the chosen
 libraries. Each record keeps when it was measured and the load average around it.
 
-    python benchmarks/compare_sb3.py                                     # every pair, seeds 0-4
-    python benchmarks/compare_sb3.py --pairs ppo:CartPole-v1 dqn:CartPole-v1 --workers 2
-    python benchmarks/compare_sb3.py --append --pairs sac:Pendulum-v1     # add pairs to the results file
-    python benchmarks/compare_sb3.py --append --libraries sb3              # SB3's runs only
-    python benchmarks/compare_sb3.py --append --redo --libraries rlkit-torch rlkit-tf  # re-measure rlkit
-    python benchmarks/compare_sb3.py --summarize                          # recompute the summary only
-    python benchmarks/compare_sb3.py --table results                      # RESULTS.md's table of the file
+    python -m benchmarks.comparisons.compare_sb3                                     # every pair, seeds 0-4
+    python -m benchmarks.comparisons.compare_sb3 --pairs ppo:CartPole-v1 dqn:CartPole-v1 --workers 2
+    python -m benchmarks.comparisons.compare_sb3 --append --pairs sac:Pendulum-v1     # add pairs to the results file
+    python -m benchmarks.comparisons.compare_sb3 --append --libraries sb3              # SB3's runs only
+    python -m benchmarks.comparisons.compare_sb3 --append --redo --libraries rlkit-torch rlkit-tf  # re-measure rlkit
+    python -m benchmarks.comparisons.compare_sb3 --summarize                          # recompute the summary only
+    python -m benchmarks.comparisons.compare_sb3 --table results                      # RESULTS.md's table of the file
 
 Needs the ``benchmark`` extra (``pip install -e '.[benchmark]'``: stable-baselines3). Summaries are the
 interquartile mean over seeds with a 95% bootstrap interval (rliable's convention, computed here in numpy).
@@ -59,7 +59,7 @@ from rlkit.envs import solve_threshold
 from rlkit.evaluate import play_episodes
 from rlkit.seeding import eval_seed
 
-RESULTS = Path(__file__).parent / "results" / "compare_sb3.json"
+RESULTS = Path(__file__).parents[1] / "results" / "compare_sb3.json"
 EVAL_EPISODES = 10
 
 #: The measurement order: the pairs the issue quotes first, then continuous control, then the rest.
@@ -399,7 +399,7 @@ def machine() -> str:
 def portable(arguments: list[str]) -> list[str]:
     """The command's arguments as the results file keeps them: a path inside the repository relative to it,
     one outside it by its file name only (the file travels with the code; this machine's folders do not)."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     kept = []
     for argument in arguments:
         path = Path(argument)
@@ -411,7 +411,7 @@ def portable(arguments: list[str]) -> list[str]:
 
 def commit() -> str | None:
     """The git commit of the rlkit being measured (with "+changes" when the work tree differs), if known."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
         dirty = subprocess.run(["git", "status", "--porcelain", "rlkit"], cwd=root, capture_output=True, text=True)
@@ -467,7 +467,7 @@ def main() -> None:
     tasks = [(algo, env_id, seed, schedule[algo], args.max_steps, which) for algo, env_id, seed, which in todo]
     if not args.summarize:
         commands.append(
-            {"command": "python benchmarks/compare_sb3.py " + " ".join(portable(sys.argv[1:])),
+            {"command": "python -m benchmarks.comparisons.compare_sb3 " + " ".join(portable(sys.argv[1:])),
              "started": now(), "rlkit_commit": commit(),
              "load_average_at_start": os.getloadavg()}
         )  # fmt: skip

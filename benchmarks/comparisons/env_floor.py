@@ -7,14 +7,14 @@ and for SB3's, beside a tenth of SB3's median CPU time to solve. Where the floor
 out of reach at that sample efficiency, however cheap the learner. (The floor is low: a vector environment
 adds its own cost per step, and so does evaluating, which both libraries count.)
 
-SB3's times come from a file that ``benchmarks/compare_sb3.py`` wrote; measure it on this machine
+SB3's times come from a file that ``benchmarks/comparisons/compare_sb3.py`` wrote; measure it on this machine
 (``--libraries sb3``), since environment steps and SB3 run 2-3x apart between machines of this kind. rlkit's
 steps to solve come from the committed ``benchmarks/results/compare_sb3.json`` (steps do not depend on the
 machine's speed).
 
-    python benchmarks/compare_sb3.py --libraries sb3 --pairs a2c:CartPole-v1 a2c:Acrobot-v1 ppo:CartPole-v1 \\
-        ppo:Acrobot-v1 --max-steps 40000 --out sb3_here.json
-    python benchmarks/env_floor.py --sb3 sb3_here.json
+    python -m benchmarks.comparisons.compare_sb3 --libraries sb3 --pairs a2c:CartPole-v1 a2c:Acrobot-v1 \\
+        ppo:CartPole-v1 ppo:Acrobot-v1 --max-steps 40000 --out sb3_here.json
+    python -m benchmarks.comparisons.env_floor --sb3 sb3_here.json
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
-from compare_sb3 import RESULTS, machine, summarize
+
+from benchmarks.comparisons.compare_sb3 import RESULTS, machine, summarize
 
 #: Environment steps timed per block, and blocks (the median block is reported).
 BLOCK, BLOCKS = 5_000, 5

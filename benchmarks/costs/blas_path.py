@@ -5,8 +5,8 @@ vendor check answered "Intel" by a preloaded one-line library (gcc or cc needed)
 for the replay algorithms' torch gradient steps (``update_cost.py``). On an Intel CPU both columns should
 agree. TensorFlow's oneDNN checks instructions, not the vendor, and is not affected.
 
-    python benchmarks/blas_path.py                 # matmul and Linear; add --updates for the gradient steps
-    python benchmarks/blas_path.py --updates --repeats 5
+    python -m benchmarks.costs.blas_path                 # matmul and Linear; add --updates for the gradient steps
+    python -m benchmarks.costs.blas_path --updates --repeats 5
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from rlkit.hardware import cpu_model, cpu_vendor
 
 def update_rows(preload: Path | None, repeats: int) -> dict[str, float]:
     """torch CPU ms per gradient step of each replay algorithm, from ``update_cost.py``'s table."""
-    script = Path(__file__).with_name("update_cost.py")
-    out = run_preloaded([sys.executable, str(script), "--frameworks", "torch", "--repeats", str(repeats)], preload)
+    module = "benchmarks.costs.update_cost"
+    out = run_preloaded([sys.executable, "-m", module, "--frameworks", "torch", "--repeats", str(repeats)], preload)
     return {f"{line.split()[0]} gradient step (ms)": float(line.split()[-1]) for line in out.splitlines()[1:]}
 
 

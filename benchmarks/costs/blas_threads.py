@@ -8,8 +8,8 @@ pytest's two workers or a benchmark's two processes run on a 2-core machine. The
 replaces ``configure_numpy`` with a no-op in its process, which is the behaviour before rlkit set it.
 Prints steps, wall and CPU seconds to solve; the steps must not change between the arms.
 
-    python benchmarks/blas_threads.py
-    python benchmarks/blas_threads.py --seeds 0 1 2
+    python -m benchmarks.costs.blas_threads
+    python -m benchmarks.costs.blas_threads --seeds 0 1 2
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What naming environment faults costs per environment step (rlkit/env_checks.py), against a DQN and a PPO step.
 
-    python benchmarks/env_checks.py
+    python -m benchmarks.costs.env_checks
 
 Steps CartPole in 8 environments through ``EnvRunner`` with the checks on and off, in alternating rounds (so
 a machine busy with something else slows both alike), and takes the median time per vector step of each; the

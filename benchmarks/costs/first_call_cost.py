@@ -7,8 +7,8 @@ weights back (all a rollout asks of the learner), and then milliseconds per such
 The frameworks alternate (torch, tf, torch, ...) so that a busy machine slows both alike.
 Wall and CPU seconds are both reported.
 
-    python benchmarks/first_call_cost.py                     # 3 repeats of each case
-    python benchmarks/first_call_cost.py --repeats 5 --updates 50
+    python -m benchmarks.costs.first_call_cost                     # 3 repeats of each case
+    python -m benchmarks.costs.first_call_cost --repeats 5 --updates 50
 """
 
 from __future__ import annotations

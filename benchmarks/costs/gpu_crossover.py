@@ -5,8 +5,8 @@ Times one Adam step (:func:`course.timing.time_update`) and one forward pass
 numpy arrays and ending when the device is done, and writes the medians to a JSON file that chapter 43
 reads (``benchmarks/gpu_crossover.json``). Run it on a machine with a GPU:
 
-    python benchmarks/gpu_crossover.py                  # needs CUDA; writes benchmarks/gpu_crossover.json
-    python benchmarks/gpu_crossover.py --cpu-only --output cpu.json   # the CPU half alone
+    python -m benchmarks.costs.gpu_crossover                  # needs CUDA; writes benchmarks/gpu_crossover.json
+    python -m benchmarks.costs.gpu_crossover --cpu-only --output cpu.json   # the CPU half alone
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def measure(devices: list[str]) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", default=str(Path(__file__).with_name("gpu_crossover.json")))
+    parser.add_argument("--output", default=str(Path(__file__).parents[1] / "gpu_crossover.json"))
     parser.add_argument("--cpu-only", action="store_true", help="measure the CPU alone (no GPU needed)")
     args = parser.parse_args()
     import torch

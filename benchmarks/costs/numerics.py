@@ -1,6 +1,6 @@
 """What the non-finite checks cost per burst, against the burst itself (rlkit/numerics.py).
 
-    python benchmarks/numerics.py
+    python -m benchmarks.costs.numerics
 
 Times, in microseconds, the three checks of a DQN burst on CartPole (256 new transitions, the burst's
 metrics, the refreshed weights) and one burst of 128 gradient steps, in both frameworks.

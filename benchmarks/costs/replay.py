@@ -3,8 +3,8 @@
 Both buffers hold ``--size`` CartPole-sized transitions; prioritized replay has random priorities. A burst of
 128 batches of 128 is drawn at once, as the DQN loop does, and then (prioritized) its priorities updated.
 
-    python benchmarks/replay.py                 # 100k transitions
-    python benchmarks/replay.py --size 1000000
+    python -m benchmarks.costs.replay                 # 100k transitions
+    python -m benchmarks.costs.replay --size 1000000
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ update is made cheap (one epoch, one minibatch) so that the figure is collection
 configuration is timed after its start-up (Ray's start, the workers' first call), best of ``--repeats``.
 Run it on an otherwise idle machine: every worker holds one CPU, and the learner shares them.
 
-    python benchmarks/scale_out.py                       # 1 ms per step, workers 0 (one process), 1, 2
-    python benchmarks/scale_out.py --step-ms 0 --num-envs 64 --num-steps 256
+    python -m benchmarks.costs.scale_out                       # 1 ms per step, workers 0 (one process), 1, 2
+    python -m benchmarks.costs.scale_out --step-ms 0 --num-envs 64 --num-steps 256
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ Two costs, CPU time on one thread:
 The weights both produce are the same bit for bit (``tests/algorithms/test_torch_adam.py``), so steps to solve are
 unchanged and the time per step is the whole effect.
 
-    python benchmarks/torch_adam.py
-    python benchmarks/torch_adam.py --repeats 15 --steps 2000
+    python -m benchmarks.costs.torch_adam
+    python -m benchmarks.costs.torch_adam --repeats 15 --steps 2000
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ import subprocess
 import sys
 
 import numpy as np
-from _common import cpu_us_per_call
+
+from benchmarks._common import cpu_us_per_call
 
 FIRST = """
 import sys, time, torch

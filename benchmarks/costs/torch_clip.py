@@ -6,16 +6,16 @@ clipped), CPU microseconds per call, blocks of ``--steps`` calls, the two functi
 median over ``--repeats`` blocks, one thread. The clipped gradients are the same bit for bit
 (``tests/algorithms/test_torch_clip.py``), so steps to solve are unchanged and the time per call is the whole effect.
 
-    python benchmarks/torch_clip.py
-    python benchmarks/torch_clip.py --repeats 15 --steps 5000
+    python -m benchmarks.costs.torch_clip
+    python -m benchmarks.costs.torch_clip --repeats 15 --steps 5000
 """
 
 from __future__ import annotations
 
 import argparse
 
-from _common import cpu_us_per_call
-from torch_adam import learner_parameters
+from benchmarks._common import cpu_us_per_call
+from benchmarks.costs.torch_adam import learner_parameters
 
 #: (label, algorithm, environment, the learner's optimizer whose parameters are clipped)
 CASES = [

@@ -9,9 +9,9 @@ falls on both. Prints ms per gradient step, wall and CPU (median of the repeats)
 per seed one framework after the other (``_common.run_table``), its steps, wall and CPU seconds to solve and
 their medians with the torch/TF ratio.
 
-    python benchmarks/update_cost.py                              # all five, 5 bursts each
-    python benchmarks/update_cost.py --algos sac td3 --repeats 9
-    python benchmarks/update_cost.py --solve 101 102 103 104 105  # time to solve on unseen seeds
+    python -m benchmarks.costs.update_cost                              # all five, 5 bursts each
+    python -m benchmarks.costs.update_cost --algos sac td3 --repeats 9
+    python -m benchmarks.costs.update_cost --solve 101 102 103 104 105  # time to solve on unseen seeds
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import argparse
 import time
 
 import numpy as np
-from _common import run_table, until_solved
 
+from benchmarks._common import run_table, until_solved
 from rlkit.algos.actor_critic.agent import action_dim
 from rlkit.envs import make_env, space_info
 from rlkit.registry import ALGORITHMS

@@ -5,18 +5,17 @@ threshold (CartPole 475, Acrobot -100), and the training throughput. Training st
 (``stop_when_solved``), so a run's wall time is its time to solve. ``--whole-budget`` trains to the end of the
 default budget instead and reports what the default call returns (final evaluation, evaluations still solved).
 
-    python benchmarks/dqn.py                       # torch and tf, seeds 0-4
-    python benchmarks/dqn.py --frameworks torch --seeds 0 1 2 --set learning_rate=5e-4
-    python benchmarks/dqn.py --env Acrobot-v1 --seeds 0 1 --whole-budget
+    python -m benchmarks.learning.dqn                       # torch and tf, seeds 0-4
+    python -m benchmarks.learning.dqn --frameworks torch --seeds 0 1 2 --set learning_rate=5e-4
+    python -m benchmarks.learning.dqn --env Acrobot-v1 --seeds 0 1 --whole-budget
 """
 
 from __future__ import annotations
 
 import argparse
 
-from _common import run_table, until_solved
-from _whole_budget import whole_budget_table
-
+from benchmarks._common import run_table, until_solved
+from benchmarks._whole_budget import whole_budget_table
 from rlkit.cli import parse_settings
 
 

@@ -6,11 +6,11 @@ the end of its default budget (no early stop, no ``keep_best``) and plays the re
 episodes on fresh episode seeds. It records the first evaluation that reached the threshold, every evaluation
 of the run, the final agent's 20 returns and the CPU seconds.
 
-    python benchmarks/endings.py                                  # every configuration, seeds 100-109
-    python benchmarks/endings.py --configs dqn:CartPole-v1:tf a2c:CartPole-v1 --seeds 100 101 102
-    python benchmarks/endings.py --append                         # add what the file lacks, keep the rest
-    python benchmarks/endings.py --set learning_rate=3e-4 --out try.json --configs a2c:CartPole-v1
-    python benchmarks/endings.py --table                          # the summary of --out
+    python -m benchmarks.learning.endings                                  # every configuration, seeds 100-109
+    python -m benchmarks.learning.endings --configs dqn:CartPole-v1:tf a2c:CartPole-v1 --seeds 100 101 102
+    python -m benchmarks.learning.endings --append                         # add what the file lacks, keep the rest
+    python -m benchmarks.learning.endings --set learning_rate=3e-4 --out try.json --configs a2c:CartPole-v1
+    python -m benchmarks.learning.endings --table                          # the summary of --out
 
 A configuration is ``algo:env[:framework]`` (both frameworks when the framework is left out). "Solved" is the
 mean of the final agent's 20 episodes at or above the task's threshold (CartPole 475, Acrobot -100, Pendulum
@@ -27,12 +27,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 
+from benchmarks._results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 from rlkit.cli import parse_settings
 from rlkit.envs import solve_threshold
 
-RESULTS = Path(__file__).parent / "results" / "endings.json"
+RESULTS = Path(__file__).parents[1] / "results" / "endings.json"
 FINAL_EPISODES = 20
 #: Seeds of the final evaluation: far from the run's own (its evaluations use 1_000_000 + 1_000 * seed + step).
 FINAL_EVAL_SEED = 7_000_000
@@ -157,12 +157,12 @@ def main() -> None:
         print(table(json.loads(args.out.read_text())))
         return
     overrides = parse_settings(args.set)
-    document = {"provenance": provenance("endings.py"), "runs": []}
+    document = {"provenance": provenance("benchmarks.learning.endings"), "runs": []}
     if args.append and args.out.exists():
         document = json.loads(args.out.read_text())
         if any(run["overrides"] != overrides for run in document["runs"]):
             sys.exit(f"{args.out} holds runs with other --set overrides; use another --out")
-        document.setdefault("passes", []).append(provenance("endings.py"))
+        document.setdefault("passes", []).append(provenance("benchmarks.learning.endings"))
     done = {key(run) for run in document["runs"]}
     tasks = [
         (algo, env, framework, seed, overrides)

@@ -6,9 +6,9 @@ changed: 0.01 (10 times faster than the default), 0.1 (the default) and 0.5 (5 t
 as its best greedy evaluation (10 episodes every 2,500 steps), what chapter 11 compares. Ten seeds per
 schedule are 30 runs, several minutes of CPU: longer than a chapter may take.
 
-    python benchmarks/epsilon_schedules.py                 # seeds 0-9, two workers
-    python benchmarks/epsilon_schedules.py --seeds 0 1 --workers 1 --out two_seeds.json
-    python benchmarks/epsilon_schedules.py --table         # the file's summary, as RESULTS.md shows it
+    python -m benchmarks.learning.epsilon_schedules                 # seeds 0-9, two workers
+    python -m benchmarks.learning.epsilon_schedules --seeds 0 1 --workers 1 --out two_seeds.json
+    python -m benchmarks.learning.epsilon_schedules --table         # the file's summary, as RESULTS.md shows it
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import by_setting, sweep_main
+
+from benchmarks._results_file import by_setting, sweep_main
 
 #: The schedules compared: eps_fraction, by name.
 SCHEDULES = {"fast": 0.01, "default": 0.1, "slow": 0.5}
-RESULTS = Path(__file__).resolve().parent / "results" / "epsilon_schedules.json"
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "epsilon_schedules.json"
 STEPS = 20_000
 
 

@@ -3,16 +3,15 @@
 Reports per run the environment steps and wall seconds until a greedy evaluation (10 new episodes, every 1,000
 steps) first reached -200; training stops there, or at the end of the default budget.
 
-    python benchmarks/off_policy.py                                   # all three, seeds 0-4
-    python benchmarks/off_policy.py --algos sac --seeds 0 1 --set hidden_sizes=256,256
+    python -m benchmarks.learning.off_policy                                   # all three, seeds 0-4
+    python -m benchmarks.learning.off_policy --algos sac --seeds 0 1 --set hidden_sizes=256,256
 """
 
 from __future__ import annotations
 
 import argparse
 
-from _common import run_table, until_solved
-
+from benchmarks._common import run_table, until_solved
 from rlkit.cli import parse_settings
 
 

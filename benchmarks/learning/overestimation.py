@@ -9,9 +9,9 @@ network. Its over-estimation is measured as the chapter measures it
 the mean of each run's greedy evaluations (10 episodes every 2,500 steps), the area under its learning curve.
 Twenty seeds per variant are 60 runs, about ten minutes of CPU: longer than a chapter may take.
 
-    python benchmarks/overestimation.py                    # seeds 0-19, two workers
-    python benchmarks/overestimation.py --seeds 0 1 --workers 1 --out two_seeds.json
-    python benchmarks/overestimation.py --table            # the file's summary, as RESULTS.md shows it
+    python -m benchmarks.learning.overestimation                    # seeds 0-19, two workers
+    python -m benchmarks.learning.overestimation --seeds 0 1 --workers 1 --out two_seeds.json
+    python -m benchmarks.learning.overestimation --table            # the file's summary, as RESULTS.md shows it
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import by_setting, sweep_main
+
+from benchmarks._results_file import by_setting, sweep_main
 
 #: The variants compared, as rlkit.train options.
 VARIANTS = {
@@ -28,7 +29,7 @@ VARIANTS = {
     "double": {"double": True},
     "dueling": {"double": True, "dueling": True},
 }
-RESULTS = Path(__file__).resolve().parent / "results" / "overestimation.json"
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "overestimation.json"
 STEPS = 15_000
 
 

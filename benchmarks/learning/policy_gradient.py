@@ -5,18 +5,17 @@ steps) first reached the solve threshold (CartPole 475, Acrobot -100, Pendulum -
 at the end of the default budget. ``--whole-budget`` trains to the end of the budget instead and reports what the
 default call returns: the final evaluation and how many evaluations, from the first solving one on, were solved.
 
-    python benchmarks/policy_gradient.py                              # everything, seeds 0-4
-    python benchmarks/policy_gradient.py --algos ppo --envs Pendulum-v1 --seeds 0 1 --set learning_rate=3e-4
-    python benchmarks/policy_gradient.py --algos a2c --envs Acrobot-v1 --whole-budget
+    python -m benchmarks.learning.policy_gradient                              # everything, seeds 0-4
+    python -m benchmarks.learning.policy_gradient --algos ppo --envs Pendulum-v1 --seeds 0 1 --set learning_rate=3e-4
+    python -m benchmarks.learning.policy_gradient --algos a2c --envs Acrobot-v1 --whole-budget
 """
 
 from __future__ import annotations
 
 import argparse
 
-from _common import run_table, until_solved
-from _whole_budget import whole_budget_table
-
+from benchmarks._common import run_table, until_solved
+from benchmarks._whole_budget import whole_budget_table
 from rlkit.cli import parse_settings
 
 RUNS = [("ppo", "CartPole-v1"), ("a2c", "CartPole-v1"), ("ppo", "Acrobot-v1"), ("a2c", "Acrobot-v1")]

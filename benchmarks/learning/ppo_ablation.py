@@ -9,9 +9,9 @@ one epoch per rollout, is not here: its runs never come near -200 (best evaluati
 chapter ran), an effect one seed shows. Ten seeds per variant are 30 runs, about ten minutes of CPU: longer
 than a chapter may take.
 
-    python benchmarks/ppo_ablation.py                      # seeds 0-9, two workers
-    python benchmarks/ppo_ablation.py --seeds 0 1 --workers 1 --out two_seeds.json
-    python benchmarks/ppo_ablation.py --table              # the file's summary, as RESULTS.md shows it
+    python -m benchmarks.learning.ppo_ablation                      # seeds 0-9, two workers
+    python -m benchmarks.learning.ppo_ablation --seeds 0 1 --workers 1 --out two_seeds.json
+    python -m benchmarks.learning.ppo_ablation --table              # the file's summary, as RESULTS.md shows it
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import sweep_main
+
+from benchmarks._results_file import sweep_main
 
 #: The variants compared, as rlkit.train overrides of the Pendulum defaults.
 VARIANTS = {
@@ -28,7 +29,7 @@ VARIANTS = {
     "log_std_init -0.5": {"log_std_init": -0.5},
     "no normalisation": {"normalize_obs": False, "normalize_rewards": False},
 }
-RESULTS = Path(__file__).resolve().parent / "results" / "ppo_ablation.json"
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "ppo_ablation.json"
 EVAL_EVERY = 10_000
 
 

@@ -4,17 +4,16 @@ Per variant and framework, the environment steps and wall seconds until a greedy
 the solve threshold (training stops there), over several seeds. Rainbow's own settings (one gradient step
 per environment step, noise scale 0.1) apply to every "rainbow" row; the "dqn" rows use DQN's defaults.
 
-    python benchmarks/rainbow.py                                   # dqn and rainbow, torch and tf, seeds 0-2
-    python benchmarks/rainbow.py --variants rainbow-noisy rainbow-c51 --frameworks tf --seeds 0 1 2 3
-    python benchmarks/rainbow.py --variants rainbow --env Acrobot-v1 --set batch_size=64 tau=0.04  # a tuning run
+    python -m benchmarks.learning.rainbow                                   # dqn and rainbow, torch and tf, seeds 0-2
+    python -m benchmarks.learning.rainbow --variants rainbow-noisy rainbow-c51 --frameworks tf --seeds 0 1 2 3
+    python -m benchmarks.learning.rainbow --variants rainbow --env Acrobot-v1 --set batch_size=64 tau=0.04  # tuning
 """
 
 from __future__ import annotations
 
 import argparse
 
-from _common import run_table, until_solved
-
+from benchmarks._common import run_table, until_solved
 from rlkit.cli import parse_settings
 
 PARTS = {

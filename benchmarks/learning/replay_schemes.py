@@ -6,9 +6,9 @@ Each run is DQN with its defaults on CartPole-v1 in TensorFlow, only the replay 
 steps) at 475; a run that does not get there within the budget is kept with ``solved_at`` None. Ten seeds
 per scheme are 30 runs, about seven minutes of CPU on a 2-core Intel Xeon: longer than a chapter may take.
 
-    python benchmarks/replay_schemes.py                    # seeds 0-9, two workers
-    python benchmarks/replay_schemes.py --seeds 0 1 --workers 1 --out two_seeds.json
-    python benchmarks/replay_schemes.py --table            # the file's summary, as RESULTS.md shows it
+    python -m benchmarks.learning.replay_schemes                    # seeds 0-9, two workers
+    python -m benchmarks.learning.replay_schemes --seeds 0 1 --workers 1 --out two_seeds.json
+    python -m benchmarks.learning.replay_schemes --table            # the file's summary, as RESULTS.md shows it
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 
+from benchmarks._results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 from course.pitfalls.bucketed_replay import REPLAYS, permutation_p_value, steps_to_solve
 from rlkit.algos.dqn.config import DQNConfig
 
-RESULTS = Path(__file__).resolve().parent / "results" / "replay_schemes.json"
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "replay_schemes.json"
 BUDGET = 40_000
 
 
@@ -71,7 +71,7 @@ def main() -> None:
         parser.error("--budget must be >= 1")
     document = {
         "claim": "C11", "algo": "dqn", "framework": "tf", "env": "CartPole-v1", "threshold": 475,
-        "eval_every": DQNConfig().eval_every, **provenance("replay_schemes.py"), "runs": [],
+        "eval_every": DQNConfig().eval_every, **provenance("benchmarks.learning.replay_schemes"), "runs": [],
     }  # fmt: skip
     tasks = [(replay, seed, args.budget) for seed in args.seeds for replay in REPLAYS]
     run_into_file(document, args.out, run_one, tasks, args.workers, order=order, report=report)

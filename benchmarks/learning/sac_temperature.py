@@ -9,9 +9,9 @@ runs here for ten seeds, in TensorFlow, with the chapter's evaluations (every 50
   well past solving, and keep their whole evaluation curve;
 * the two alpha learning rates (1e-4, 1e-2) stop at their first evaluation at -200 (budget 10,000).
 
-    python benchmarks/sac_temperature.py                    # ten seeds, two workers: 5-6 minutes
-    python benchmarks/sac_temperature.py --seeds 0 1 --workers 1 --out two_seeds.json
-    python benchmarks/sac_temperature.py --table            # the file's summary, as RESULTS.md shows it
+    python -m benchmarks.learning.sac_temperature                    # ten seeds, two workers: 5-6 minutes
+    python -m benchmarks.learning.sac_temperature --seeds 0 1 --workers 1 --out two_seeds.json
+    python -m benchmarks.learning.sac_temperature --table            # the file's summary, as RESULTS.md shows it
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 
+from benchmarks._results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 from course.pitfalls.alpha_tape import DIP_BELOW, TEMPERATURES, after_solving, temperature_run, temperature_summary
 
-RESULTS = Path(__file__).resolve().parent / "results" / "sac_temperature.json"
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "sac_temperature.json"
 #: The settings trained on past solving, to see whether the solved policy holds; the others stop at -200.
 STABILITY = ("auto, alpha_lr 1e-3 (default)", "fixed alpha 0.2", "fixed alpha 0.05")
 STABILITY_STEPS, RATE_STEPS, EVAL_EVERY, EVAL_EPISODES = 7_000, 10_000, 500, 20
@@ -79,9 +79,9 @@ def main() -> None:
         return
     check_sweep(parser, args)
     document = {
-        "claim": "C25", "algo": "sac", "framework": "tf", "env": "Pendulum-v1", **provenance("sac_temperature.py"),
-        "eval_every": EVAL_EVERY, "eval_episodes": EVAL_EPISODES, "settings": TEMPERATURES,
-        "stability_settings": list(STABILITY), "runs": [],
+        "claim": "C25", "algo": "sac", "framework": "tf", "env": "Pendulum-v1",
+        **provenance("benchmarks.learning.sac_temperature"), "eval_every": EVAL_EVERY,
+        "eval_episodes": EVAL_EPISODES, "settings": TEMPERATURES, "stability_settings": list(STABILITY), "runs": [],
     }  # fmt: skip
     tasks = [(setting, seed, args.steps) for seed in args.seeds for setting in TEMPERATURES]
     run_into_file(document, args.out, run_one, tasks, args.workers, order=order, report=report)

@@ -3,8 +3,8 @@
 Every combination of the ``--grid`` values is trained with every seed (one single-process run per Ray task);
 the table gives, per setting, the final greedy evaluation's mean and spread over the seeds.
 
-    python benchmarks/sweep.py --algo ppo --grid learning_rate=1e-3,3e-4 --seeds 0 1 2 --steps 50000
-    python benchmarks/sweep.py --ray-address auto --out sweep.json ...   # on a cluster (`ray start --head`)
+    python -m benchmarks.learning.sweep --algo ppo --grid learning_rate=1e-3,3e-4 --seeds 0 1 2 --steps 50000
+    python -m benchmarks.learning.sweep --ray-address auto --out sweep.json ...   # on a cluster (`ray start --head`)
 """
 
 from __future__ import annotations

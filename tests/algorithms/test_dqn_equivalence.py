@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.conftest import dqn_batch
 
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.errors import ContractError
 from rlkit.nets import q_network_forward
+from tests.conftest import dqn_batch
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorflow")

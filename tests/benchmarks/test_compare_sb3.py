@@ -1,4 +1,5 @@
-"""benchmarks/compare_sb3.py: a smoke run of both libraries (tiny budget, one seed, one task) and its summaries."""
+"""benchmarks/comparisons/compare_sb3.py: a smoke run of both libraries (tiny budget, one seed, one task) and its
+summaries."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks import compare_sb3
+from benchmarks.comparisons import compare_sb3
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_STEPS, EVAL_EVERY = 2_500, 1_000  # not a multiple: the run's end needs an evaluation of its own
@@ -20,7 +21,7 @@ MAX_STEPS, EVAL_EVERY = 2_500, 1_000  # not a multiple: the run's end needs an e
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("bench") / "compare.json"
-    command = [sys.executable, str(ROOT / "benchmarks" / "compare_sb3.py"), "--pairs", "ppo:CartPole-v1"]
+    command = [sys.executable, "-m", "benchmarks.comparisons.compare_sb3", "--pairs", "ppo:CartPole-v1"]
     command += ["--seeds", "1", "--max-steps", str(MAX_STEPS), "--eval-every", str(EVAL_EVERY), "--out", str(out)]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0"}
     subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
@@ -32,7 +33,7 @@ def test_one_seed_runs_rlkit_in_both_frameworks_and_sb3_with_the_record_the_chap
     assert runs == [("rlkit", "tf"), ("rlkit", "torch"), ("sb3", "torch")]
     assert {"measured", "machine", "versions", "commands", "zoo_source"} <= set(results)
     assert results["versions"]["stable-baselines3"]
-    assert results["commands"][0]["command"].startswith("python benchmarks/compare_sb3.py")
+    assert results["commands"][0]["command"].startswith("python -m benchmarks.comparisons.compare_sb3")
 
 
 def test_every_run_goes_to_its_budget_on_the_shared_evaluation_schedule(results):

@@ -1,4 +1,4 @@
-"""benchmarks/endings.py: the agent a default ``rlkit.train`` call returns, played on fresh seeds. A smoke run,
+"""benchmarks/learning/endings.py: the agent a default ``rlkit.train`` call returns, played on fresh seeds. A smoke run,
 the committed file (every configuration of the course on ten seeds, measured on today's defaults) and
 RESULTS.md's table of it."""
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from tests.conftest import benchmark_script, run_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,8 +1,9 @@
-"""benchmarks/env_floor.py: the environment's own steps as a floor under any time to solve."""
+"""benchmarks/comparisons/env_floor.py: the environment's own steps as a floor under any time to solve."""
 
 from __future__ import annotations
 
 import pytest
+
 from tests.conftest import benchmark_script
 
 env_floor = benchmark_script("env_floor")

@@ -1,4 +1,5 @@
-"""benchmarks/replay_schemes.py, the runs chapter 13 reads for claim C11: a smoke run, and the committed file."""
+"""benchmarks/learning/replay_schemes.py, the runs chapter 13 reads for claim C11: a smoke run, and the committed
+file."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import benchmark_script, run_benchmark
 
 from course.pitfalls.bucketed_replay import REPLAYS
+from tests.conftest import benchmark_script, run_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "benchmarks" / "results" / "replay_schemes.json"

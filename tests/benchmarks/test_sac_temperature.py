@@ -1,4 +1,5 @@
-"""benchmarks/sac_temperature.py, the runs chapter 32 reads for claim C25: a smoke run, and the committed file."""
+"""benchmarks/learning/sac_temperature.py, the runs chapter 32 reads for claim C25: a smoke run, and the committed
+file."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import benchmark_script, run_benchmark
 
 from course.pitfalls.alpha_tape import TEMPERATURES, after_solving
+from tests.conftest import benchmark_script, run_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "benchmarks" / "results" / "sac_temperature.json"

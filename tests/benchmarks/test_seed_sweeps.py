@@ -1,4 +1,4 @@
-"""The seed sweeps whose committed files chapters read: benchmarks/overestimation.py (claim C07, chapter 12),
+"""The seed sweeps whose committed files chapters read: benchmarks/learning/overestimation.py (claim C07, chapter 12),
 epsilon_schedules.py (claim C13, chapter 11) and ppo_ablation.py (chapter 23). A smoke run of each, the committed
 files, and RESULTS.md's tables of them."""
 
@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from tests.conftest import benchmark_script, run_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -44,7 +44,7 @@ SKIPPED = {
     r"^tensorboard\b": "serves until stopped",
     r"--device cuda\b|device=\"cuda": "needs a GPU",
     r"\bworkers=|--workers\b|ray_address=|--ray-address\b": "starts Ray actors, or joins a running Ray cluster",
-    r"^python benchmarks/sweep\.py\b": "runs its seeds x settings as Ray tasks, minutes on every core",
+    r"^python -m benchmarks\.learning\.sweep\b": "runs its seeds x settings as Ray tasks, minutes on every core",
 }
 #: Steps a run gets where its line names no budget: a few rollouts, or (replay algorithms) half the random
 #: play before their first update. The updates themselves are the other tests' subject; here every call, file

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from tests.browser.browser_support import ROOT, cells_needed, free_port, offline_browser, slider_cells, slider_chapters
 
 SLIDER_CHAPTERS = slider_chapters()

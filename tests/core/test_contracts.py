@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.conftest import dqn_batch
 
 from rlkit.algos.dqn.config import dqn_contract
 from rlkit.contracts import Field, TensorContract, dtype_name
 from rlkit.errors import ContractError
+from tests.conftest import dqn_batch
 
 
 def test_a_valid_batch_passes(rng):
