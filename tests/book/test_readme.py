@@ -288,7 +288,7 @@ def test_budgets_shrink_as_a_reader_would():
     )
     assert shrink_bash("rlkit train ppo --config z.yml").endswith(" -m rlkit train ppo --config z.yml --steps 2048")
     assert shrink_bash("rlkit train dqn --help").endswith(" -m rlkit train dqn --help")
-    assert shrink_bash("python benchmarks/x.py") == f"{sys.executable} benchmarks/x.py"
+    assert shrink_bash("python -m benchmarks.learning.x") == f"{sys.executable} -m benchmarks.learning.x"
 
 
 FAILING = """# A README
