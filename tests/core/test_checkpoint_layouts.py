@@ -1,6 +1,6 @@
 """Checkpoints of an earlier layout still load, and act as they did; a newer layout is refused by name.
 
-``fixtures/checkpoints`` holds one small checkpoint per algorithm family and format, written by rlkit's
+``tests/fixtures/checkpoints`` holds one small checkpoint per algorithm family and format, written by rlkit's
 layout 0 (before the checkpoint metadata carried a ``layout``), with the actions and network outputs the
 saved agents gave for 16 fixed observations. A change to what a checkpoint holds (a renamed module, another
 weight order) that would strand the files users have fails here, not in their hands.
@@ -17,7 +17,7 @@ import pytest
 import rlkit
 from rlkit.checkpoints import LAYOUT
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "checkpoints"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "checkpoints"
 EXPECTED = np.load(FIXTURES / "expected.npz")
 NAMES = sorted({key.split("/")[0] for key in EXPECTED.files})
 
