@@ -13,8 +13,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from compare_sb3 import commit, machine, now, portable
-
+from benchmarks.comparisons.compare_sb3 import commit, machine, now, portable
 from rlkit import atomic, hardware
 
 
@@ -35,11 +34,11 @@ def check_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         parser.error("--workers must be >= 1 and --seeds must not repeat")
 
 
-def provenance(script: str) -> dict:
-    """Where and how the file was measured: the command (paths made portable), rlkit's commit, the machine,
-    the versions, the load at the start and the start time."""
+def provenance(module: str) -> dict:
+    """Where and how the file was measured: the command (``python -m module``, paths made portable), rlkit's
+    commit, the machine, the versions, the load at the start and the start time."""
     return {
-        "command": f"python benchmarks/{script} " + " ".join(portable(sys.argv[1:])),
+        "command": f"python -m {module} " + " ".join(portable(sys.argv[1:])),
         "rlkit_commit": commit(), "machine": machine(), "versions": hardware.versions(),
         "load_average_at_start": os.getloadavg(), "started": now(),
     }  # fmt: skip
@@ -106,8 +105,8 @@ def sweep_main(
     check_sweep(parser, args)
     if args.steps is not None and args.steps < 1:
         parser.error("--steps must be >= 1")
-    script = Path(sys.argv[0]).name
-    document = {**header, "steps": args.steps, **provenance(script), "runs": []}
+    module = sys.modules["__main__"].__spec__.name  # the script's module, as `python -m` ran it
+    document = {**header, "steps": args.steps, **provenance(module), "runs": []}
     tasks = [(setting, seed, args.steps) for seed in args.seeds for setting in settings]
 
     def order(run: dict) -> tuple:

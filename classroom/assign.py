@@ -51,7 +51,7 @@ class Exercise:
 
 def read_exercise(path: Path) -> Exercise | None:
     """The exercise of the chapter at ``path``, or None if it has none; see the layout that
-    tests/test_notebooks_static.py enforces (stub, check, solution tagged ``solution``)."""
+    tests/book/test_notebooks_static.py enforces (stub, check, solution tagged ``solution``)."""
     cells = nbformat.read(path, as_version=4).cells
     solutions = [i for i, cell in enumerate(cells) if SOLUTION_TAG in cell.metadata.get("tags", [])]
     if not solutions:
@@ -136,7 +136,7 @@ def source_notebook(exercise: Exercise, install_cell: str) -> nbformat.NotebookN
         "init_cell": False,  # students need no otter: the chapter's check is their feedback
         "check_all_cell": False,
         "export_cell": False,  # the submission is the .ipynb itself
-        "run_tests": False,  # CI grades the solution notebook with otter run instead (tests/test_assignments.py)
+        "run_tests": False,  # CI grades the solution notebook with otter run instead (tests/course/test_assignments.py)
         "tests": {"ok_format": False},
         "generate": {"show_stdout": True, "pdf": False},
     }

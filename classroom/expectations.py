@@ -4,7 +4,7 @@
 A check in ``course.exercises`` compares a student's result on its fixed inputs with stored numbers: the right
 answer, and the results of the usual mistakes (so it can say *which* mistake it sees). The formulas that give
 those numbers live here, outside the package students install, so that reading a check's source shows its
-inputs, its messages and numbers, not the code of the answer. ``tests/test_exercises.py`` recomputes the file
+inputs, its messages and numbers, not the code of the answer. ``tests/course/test_exercises.py`` recomputes the file
 and requires it unchanged.
 """
 

@@ -1,4 +1,4 @@
-"""What Intel MKL's vendor check costs torch on this CPU (chapter 43, ``benchmarks/blas_path.py``).
+"""What Intel MKL's vendor check costs torch on this CPU (chapter 43, ``benchmarks/costs/blas_path.py``).
 
 torch's CPU wheels multiply matrices with Intel MKL, which picks its kernels by asking whether the processor
 is an Intel one (an internal function, ``mkl_serv_intel_cpu_true``); other vendors' CPUs can get a generic

@@ -1,5 +1,5 @@
 """What one update and one forward pass cost on a device: the timings of the hardware chapter (43) and of
-``benchmarks/gpu_crossover.py``.
+``benchmarks/costs/gpu_crossover.py``.
 
 Both time the same MLP (obs_dim -> width -> width -> 1) built by the torch learners' own ``build_mlp``,
 starting from numpy arrays as rlkit's updates and acting do, and report a median over a few calls.

@@ -5,7 +5,7 @@ flags that are not booleans used to surface far from its cause (gymnasium's "Out
 numpy's "setting an array element with a sequence", a NaN loss bursts later). :class:`StepCheck` compares the
 batched arrays of a step with what the vector env declared (a handful of attribute comparisons and the rewards'
 sum, non-finite if one is) and only when something differs builds the message: the env id, the environment
-step, expected against received. ``benchmarks/env_checks.py`` measures what it costs per step.
+step, expected against received. ``benchmarks/costs/env_checks.py`` measures what it costs per step.
 
 gymnasium's ``SyncVectorEnv`` copies each sub-environment's observation into an array of the space's dtype, so
 an environment returning float64 observations in a float32 space (or integers in a float space) would arrive

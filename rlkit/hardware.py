@@ -47,7 +47,7 @@ def configure_numpy(threads: int | None = None) -> None:
     starts one thread per core and keeps them spinning between calls: on a 2-core machine TF's DQN solved
     CartPole in 6.4 s of wall time and 12.3 s of CPU, and torch's and TF's runs side by side (as pytest's
     two workers or a benchmark's two processes run) took 11.2 and 9.6 s instead of 7.9 and 6.6 s
-    (``benchmarks/blas_threads.py``, RESULTS.md). The steps to solve did not change, and short runs of five
+    (``benchmarks/costs/blas_threads.py``, RESULTS.md). The steps to solve did not change, and short runs of five
     algorithms ended with the same weights and evaluations bit for bit either way."""
     from threadpoolctl import threadpool_limits
 
@@ -172,7 +172,7 @@ def blas_note(info: dict) -> str | None:
     MKL chooses its kernels by the CPU's vendor, not only by its instructions: on AMD processors it can take a
     generic path. What that costs varies between CPUs of the same vendor (on one AMD EPYC a 256x64 @ 64x64
     product 2.2x slower and a replay gradient step 10-27%; on another, no difference beyond noise;
-    ``benchmarks/blas_path.py`` measures it), so the note says "may". TensorFlow's oneDNN is not affected.
+    ``benchmarks/costs/blas_path.py`` measures it), so the note says "may". TensorFlow's oneDNN is not affected.
     """
     vendor, torch_info = info.get("cpu_vendor"), info.get("torch") or {}
     if torch_info.get("blas") == "mkl" and vendor is not None and vendor != "GenuineIntel":
@@ -281,5 +281,5 @@ def format_report(info: dict | None = None) -> str:
             lines.append(f"{framework:<12} CUDA build {cuda}, cuDNN {cudnn}; devices: {devices}")
     note = blas_note(info)
     if note:
-        lines.append(f"note         {note} (benchmarks/blas_path.py measures it)")
+        lines.append(f"note         {note} (benchmarks/costs/blas_path.py measures it)")
     return "\n".join(lines)

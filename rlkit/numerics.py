@@ -4,7 +4,7 @@ A NaN reward or observation spreads through the TD targets into every weight wit
 the run trains on to the end and reports "last evaluation nan". The checks here run where the numbers are
 already at hand, in numpy, and in bulk rather than per environment step: the transitions a burst (or a
 rollout) adds are checked once before it is used, the metrics once after it, and the learner's weights once
-after that (one more copy of them per burst). ``benchmarks/numerics.py`` measures what they cost.
+after that (one more copy of them per burst). ``benchmarks/costs/numerics.py`` measures what they cost.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-#: The benchmark scripts: run as scripts, they import each other by their file names.
+#: The benchmark scripts, the package ``benchmarks`` (``benchmarks/<kind>/<name>.py``, run with ``python -m``).
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
@@ -32,19 +32,21 @@ def dqn_batch(rng: np.random.Generator, batch_size: int = 32, obs_dim: int = 4, 
     }
 
 
+def benchmark_module(name: str) -> str:
+    """The module of the script ``name`` (``"endings"``: ``"benchmarks.learning.endings"``), whatever its kind."""
+    (script,) = BENCHMARKS.glob(f"*/{name}.py")
+    return f"benchmarks.{script.parent.name}.{name}"
+
+
 def benchmark_script(name: str) -> ModuleType:
-    """Import ``benchmarks/<name>.py`` as its command line does, with the folder on the path for its own
-    imports (``from compare_sb3 import ...``)."""
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    """Import the benchmark script ``name`` (``benchmarks/<kind>/<name>.py``) by its module name, as
+    ``python -m`` does."""
+    return importlib.import_module(benchmark_module(name))
 
 
 def run_benchmark(name: str, *arguments: str, timeout: int = 300) -> None:
-    """Run ``python benchmarks/<name>.py ARGUMENTS`` from the repository's root, as a reader would; fails on a
-    non-zero exit."""
-    command = [sys.executable, str(BENCHMARKS / f"{name}.py"), *arguments]
+    """Run ``python -m benchmarks.<kind>.<name> ARGUMENTS`` from the repository's root, as a reader would;
+    fails on a non-zero exit."""
+    command = [sys.executable, "-m", benchmark_module(name), *arguments]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0"}
     subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=BENCHMARKS.parent, timeout=timeout)

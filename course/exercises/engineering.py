@@ -130,7 +130,7 @@ def check_headless_frame(first_frame: Callable) -> None:
     The expected frames are stored as digests of their pixels (``frame_digest``), not rendered here: the
     calls that would render them are the answer. The pixels are pygame's drawing of the seeded start state;
     they were byte-identical with gymnasium 1.0.0 and 1.4.0, each on pygame 2.6.1 and on pygame-ce 2.5.8. If
-    a release changes them, ``tests/test_exercises.py`` fails until ``python -m classroom.expectations``
+    a release changes them, ``tests/course/test_exercises.py`` fails until ``python -m classroom.expectations``
     stores the new ones.
     """
     stored = known("headless_frame")

@@ -116,7 +116,7 @@ def temperature_run(
 
 
 def after_solving(run: dict) -> np.ndarray:
-    """The evaluations of a :func:`temperature_run` (or of a record of ``benchmarks/sac_temperature.py``)
+    """The evaluations of a :func:`temperature_run` (or of a record of ``benchmarks/learning/sac_temperature.py``)
     from the first that reached -200 on: a policy that stays solved keeps them near its level, an unstable
     one dips. Empty for a run that never solved."""
     steps, returns = np.asarray(run["eval_steps"]), np.asarray(run["eval_returns"], dtype=float)

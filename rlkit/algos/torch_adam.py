@@ -6,10 +6,10 @@ importing torch itself, paid by every run in a fresh process), and every ``step(
 passes through hooks, a grad-mode guard, a dynamo graph break and a regrouping of
 tensors by device and dtype before it reaches the one fused kernel: 80 us a step for
 DQN's 128x128 Q-network, against 39 us for the kernel called directly
-(``benchmarks/torch_adam.py``). rlkit's learners compile nothing, so :class:`FusedAdam`
+(``benchmarks/costs/torch_adam.py``). rlkit's learners compile nothing, so :class:`FusedAdam`
 calls that kernel, ``torch._fused_adam_``, itself: the same kernel on the same tensors,
 so the weights it produces are bit for bit those of ``torch.optim.Adam(fused=True)``
-(``tests/test_torch_adam.py`` checks it step by step, learning-rate changes and a state
+(``tests/algorithms/test_torch_adam.py`` checks it step by step, learning-rate changes and a state
 reset included). The kernel is an ATen operator without a documented Python API;
 pyproject.toml pins torch, and that test fails if a release changes it.
 

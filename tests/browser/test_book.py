@@ -23,7 +23,9 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
-from browser_support import (
+from nbclient import NotebookClient
+
+from tests.browser.browser_support import (
     ROOT,
     cells_needed,
     is_loopback,
@@ -32,7 +34,6 @@ from browser_support import (
     slider_chapters,
     static_server,
 )
-from nbclient import NotebookClient
 
 EXECUTED_CHAPTER = "30_ddpg"  # the slider chapter whose slider cells are executed for this build
 COLUMNS = 85  # what the code shown in the framework tabs is wrapped to

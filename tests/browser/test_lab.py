@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_support import ROOT, cells_needed, free_port, offline_browser, slider_cells, slider_chapters
+
+from tests.browser.browser_support import ROOT, cells_needed, free_port, offline_browser, slider_cells, slider_chapters
 
 SLIDER_CHAPTERS = slider_chapters()
 assert len(SLIDER_CHAPTERS) >= 8, SLIDER_CHAPTERS

@@ -17,7 +17,7 @@ class A2CConfig(ActorCriticConfig):
     #: 129 to 447. Rollouts of 8 x 5 steps (the RL-Zoo's; three times the updates per step), the
     #: learning rate annealed to 0 over the budget and advantages standardised per rollout ended 9 of those 10
     #: TF runs solved, and on seeds not used to choose them (200-209) 9 of 10 torch and 7 of 10 TF runs, for
-    #: about three times the CPU time of a whole run (``benchmarks/endings.py``; RESULTS.md "Endings"). The
+    #: about three times the CPU time of a whole run (``benchmarks/learning/endings.py``; RESULTS.md "Endings"). The
     #: same settings on Acrobot ended 1 of 6 torch runs solved, so Acrobot keeps the class's.
     env_defaults: ClassVar[dict[str, dict]] = {
         "CartPole-v1": {

@@ -11,7 +11,8 @@ from rlkit.exploration import ActionNoise, Exploration
 from rlkit.noise import GaussianNoise
 
 #: Environment steps of a default run: about 1.5x the most any seed needed to reach -200 on Pendulum (at most
-#: 6,000 over seeds 0-4 and 101-105 in both frameworks; ``benchmarks/off_policy.py``, ``benchmarks/RESULTS.md``).
+#: 6,000 over seeds 0-4 and 101-105 in both frameworks; ``benchmarks/learning/off_policy.py``,
+#: ``benchmarks/RESULTS.md``).
 DEFAULT_TOTAL_STEPS = {"Pendulum-v1": 9_000}
 FALLBACK_TOTAL_STEPS = 100_000
 

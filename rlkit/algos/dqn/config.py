@@ -2,7 +2,7 @@
 it as), and its initial weights.
 
 The defaults solve CartPole-v1 (mean greedy return >= 475) within 50k environment steps for any seed we
-tried (see ``benchmarks/dqn.py``). They follow what made DQN fast and stable on a small CPU: a small
+tried (see ``benchmarks/learning/dqn.py``). They follow what made DQN fast and stable on a small CPU: a small
 network, training in bursts (many gradient steps every few hundred environment steps, not one per step),
 the Double-DQN target, Huber loss and gradient-norm clipping.
 """

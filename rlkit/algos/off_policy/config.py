@@ -3,7 +3,7 @@ tuple the update reads it as), and their initial weights.
 
 The three are one family: an actor, one or two critics Q(s, a), target copies blended by Polyak averaging,
 a replay buffer, and training in bursts of gradient steps. The defaults reach -200 on Pendulum-v1 within
-20k environment steps for every seed we tried (see ``benchmarks/off_policy.py``): small networks (64x64),
+20k environment steps for every seed we tried (see ``benchmarks/learning/off_policy.py``): small networks (64x64),
 one gradient step per environment step, and a batch of 256.
 """
 

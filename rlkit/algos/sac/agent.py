@@ -10,7 +10,8 @@ from rlkit.algos.sac.config import LOG_STD_MAX, LOG_STD_MIN, SACConfig
 from rlkit.exploration import Exploration, PolicySamples
 
 #: Environment steps of a default run: about 1.5x the most any seed needed to reach -200 on Pendulum (at most
-#: 7,000 over seeds 0-4 and 101-105 in both frameworks; ``benchmarks/off_policy.py``, ``benchmarks/RESULTS.md``).
+#: 7,000 over seeds 0-4 and 101-105 in both frameworks; ``benchmarks/learning/off_policy.py``,
+#: ``benchmarks/RESULTS.md``).
 DEFAULT_TOTAL_STEPS = {"Pendulum-v1": 11_000}
 FALLBACK_TOTAL_STEPS = 100_000
 

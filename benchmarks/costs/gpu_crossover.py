@@ -1,0 +1,74 @@
+"""Benchmark: where a GPU starts to pay for rlkit's updates and acting, network width x batch size.
+
+Times one Adam step (:func:`course.timing.time_update`) and one forward pass
+(:func:`course.timing.time_forward`, and numpy's) on the CPU and on a CUDA device, each starting from
+numpy arrays and ending when the device is done, and writes the medians to a JSON file that chapter 43
+reads (``benchmarks/gpu_crossover.json``). Run it on a machine with a GPU:
+
+    python -m benchmarks.costs.gpu_crossover                  # needs CUDA; writes benchmarks/gpu_crossover.json
+    python -m benchmarks.costs.gpu_crossover --cpu-only --output cpu.json   # the CPU half alone
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+from course.timing import time_forward, time_update
+
+WIDTHS = (64, 256, 1024)
+UPDATE_BATCHES = (32, 256, 2048)
+ACT_BATCHES = (1, 32, 1024)
+
+
+def measure(devices: list[str]) -> dict:
+    import torch
+
+    results: dict = {
+        "torch": torch.__version__,
+        "cuda_build": torch.version.cuda,
+        "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "cpu": f"{platform.machine()}, {os.cpu_count()} CPUs, {torch.get_num_threads()} thread(s) used",
+        "update_ms": {},
+        "act_us": {},
+    }
+    for device in devices:
+        for width in WIDTHS:
+            for batch in UPDATE_BATCHES:
+                key = f"{device} w{width} b{batch}"
+                results["update_ms"][key] = round(time_update(width, batch, device) * 1e3, 4)
+                print(f"update {key}: {results['update_ms'][key]} ms", flush=True)
+    for device in ["numpy", *devices]:
+        for width in WIDTHS:
+            for batch in ACT_BATCHES:
+                key = f"{device} w{width} b{batch}"
+                results["act_us"][key] = round(time_forward(width, batch, device) * 1e6, 2)
+                print(f"act {key}: {results['act_us'][key]} us", flush=True)
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", default=str(Path(__file__).parents[1] / "gpu_crossover.json"))
+    parser.add_argument("--cpu-only", action="store_true", help="measure the CPU alone (no GPU needed)")
+    args = parser.parse_args()
+    import torch
+
+    from rlkit.hardware import configure_torch
+
+    configure_torch()  # one thread, as rlkit trains
+    if not args.cpu_only and not torch.cuda.is_available():
+        print("no CUDA device: run this on a GPU machine, or pass --cpu-only", file=sys.stderr)
+        return 2
+    devices = ["cpu"] if args.cpu_only else ["cpu", "cuda"]
+    Path(args.output).write_text(json.dumps(measure(devices), indent=1) + "\n")
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""benchmarks/comparisons/compare_sb3.py: a smoke run of both libraries (tiny budget, one seed, one task) and its
+summaries."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks.comparisons import compare_sb3
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_STEPS, EVAL_EVERY = 2_500, 1_000  # not a multiple: the run's end needs an evaluation of its own
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("bench") / "compare.json"
+    command = [sys.executable, "-m", "benchmarks.comparisons.compare_sb3", "--pairs", "ppo:CartPole-v1"]
+    command += ["--seeds", "1", "--max-steps", str(MAX_STEPS), "--eval-every", str(EVAL_EVERY), "--out", str(out)]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0"}
+    subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    return json.loads(out.read_text())
+
+
+def test_one_seed_runs_rlkit_in_both_frameworks_and_sb3_with_the_record_the_chapter_reads(results):
+    runs = sorted((r["library"], r["framework"]) for r in results["runs"])
+    assert runs == [("rlkit", "tf"), ("rlkit", "torch"), ("sb3", "torch")]
+    assert {"measured", "machine", "versions", "commands", "zoo_source"} <= set(results)
+    assert results["versions"]["stable-baselines3"]
+    assert results["commands"][0]["command"].startswith("python -m benchmarks.comparisons.compare_sb3")
+
+
+def test_every_run_goes_to_its_budget_on_the_shared_evaluation_schedule(results):
+    for run in results["runs"]:
+        steps = [p[0] for p in run["curve"]]
+        assert run["steps"] >= MAX_STEPS, run  # not stopped at solving: the last evaluation is the final return
+        assert steps[-1] == run["steps"] and run["final_return"] == run["curve"][-1][3]
+        # one evaluation at the first update at or after each multiple of EVAL_EVERY, and one after the last step
+        due = [next(s for s in steps if s >= k * EVAL_EVERY) for k in range(1, MAX_STEPS // EVAL_EVERY + 1)]
+        assert sorted(set(due + [steps[-1]])) == steps, run
+        wall, cpu = np.array([p[1] for p in run["curve"]]), np.array([p[2] for p in run["curve"]])
+        assert np.all(np.diff(wall) > 0) and np.all(np.diff(cpu) > 0) and cpu[0] > 0
+        assert run["wall_s"] == wall[-1] and run["cpu_s"] == cpu[-1]
+
+
+def test_summary_has_one_row_per_library_and_framework_with_sb3_over_rlkit_ratios(results):
+    rows = {(r["library"], r["framework"]): r for r in results["summary"]}
+    assert set(rows) == {("rlkit", "tf"), ("rlkit", "torch"), ("sb3", "torch")}
+    sb3 = rows["sb3", "torch"]
+    assert all(row["seeds"] == 1 for row in rows.values())
+    for row in (rows["rlkit", "torch"], rows["rlkit", "tf"]):
+        assert row["sb3_over_this_cpu_s_total"] == pytest.approx(sb3["median_cpu_s_total"] / row["median_cpu_s_total"])
+        assert row["sb3_over_this_cpu_s_total"] != 1.0  # two different runs, never the same time
+
+
+def test_a_run_is_solved_at_its_first_evaluation_at_or_above_the_threshold():
+    curve = compare_sb3.Curve("CartPole-v1", 0, 100)
+    curve.points = [[100, 1.0, 0.9, 300.0], [200, 2.0, 1.8, 475.0], [300, 3.0, 2.7, 500.0], [400, 4.0, 3.6, 200.0]]
+    record = compare_sb3._record("ppo", "CartPole-v1", "rlkit", "torch", 0, curve, 400, 0.0)
+    assert (record["solved_at_step"], record["solved_wall_s"], record["solved_cpu_s"]) == (200, 2.0, 1.8)
+    assert record["final_return"] == 200.0
+    curve.points = curve.points[:1]
+    assert compare_sb3._record("ppo", "CartPole-v1", "rlkit", "torch", 0, curve, 100, 0.0)["solved_at_step"] is None
+
+
+def test_iqm_drops_a_quarter_at_each_end_and_its_interval_brackets_it():
+    assert compare_sb3.iqm(np.array([100.0, 1.0, 3.0, 2.0, 4.0])) == 3.0  # mean of 2, 3, 4
+    assert compare_sb3.iqm(np.arange(8.0)) == 3.5  # mean of 2..5
+    values = np.r_[np.arange(19.0), 1_000.0]  # one outlier among 20 seeds moves the mean's interval, not the IQM's
+    point, low, high = compare_sb3.iqm_ci(values)
+    assert point == compare_sb3.iqm(values) == 9.5
+    assert 0.0 < low < point < high < 18.0
+
+
+def test_median_time_to_solve_counts_unsolved_runs_as_slowest():
+    assert compare_sb3._median_with_unsolved([3.0, None, 1.0]) == 3.0
+    assert compare_sb3._median_with_unsolved([3.0, None, None]) is None
+
+
+def _run(algo: str, library: str, framework: str, seed: int = 0, env_id: str = "CartPole-v1") -> dict:
+    return {"algo": algo, "env": env_id, "library": library, "framework": framework, "seed": seed, "final_return": 1.0}
+
+
+def test_plan_skips_what_is_measured_and_redo_replaces_only_the_chosen_libraries():
+    kept = [_run("dqn", "rlkit", "torch"), _run("dqn", "sb3", "torch"), _run("ppo", "rlkit", "torch")]
+    rlkit_runs = [compare_sb3.LIBRARY_NAMES["rlkit-torch"], compare_sb3.LIBRARY_NAMES["rlkit-tf"]]
+    runs, todo = compare_sb3.plan(kept, [("dqn", "CartPole-v1")], [0, 1], rlkit_runs, redo=False)
+    assert runs == kept
+    assert todo == [("dqn", "CartPole-v1", 0, [("rlkit", "tf")]), ("dqn", "CartPole-v1", 1, rlkit_runs)]
+    runs, todo = compare_sb3.plan(kept, [("dqn", "CartPole-v1")], [0], rlkit_runs, redo=True)
+    assert runs == kept[1:]  # dqn's rlkit run dropped; its SB3 run and another pair's rlkit run kept
+    assert todo == [("dqn", "CartPole-v1", 0, rlkit_runs)]
+
+
+def test_rainbow_gets_no_sb3_run_of_its_own_but_a_marked_copy_of_the_dqn_one():
+    everything = list(compare_sb3.LIBRARY_NAMES.values())
+    _, todo = compare_sb3.plan([], [("rainbow", "CartPole-v1")], [0], everything, redo=False)
+    assert todo == [("rainbow", "CartPole-v1", 0, [("rlkit", "torch"), ("rlkit", "tf")])]
+    runs = [_run("dqn", "sb3", "torch", seed) for seed in (0, 1)] + [_run("dqn", "sb3", "torch", 0, "Acrobot-v1")]
+    runs += [_run("ppo", "sb3", "torch", 0)]
+    copies = [r for r in compare_sb3.with_stand_ins(runs) if "same_run_as" in r]
+    assert sorted((c["algo"], c["env"], c["seed"], c["same_run_as"]) for c in copies) == [
+        ("rainbow", "Acrobot-v1", 0, "dqn"),
+        ("rainbow", "CartPole-v1", 0, "dqn"),
+        ("rainbow", "CartPole-v1", 1, "dqn"),
+    ]  # one per DQN run (seed 2 has none); PPO has its own SB3 run
+    assert compare_sb3.with_stand_ins(compare_sb3.with_stand_ins(runs)) == compare_sb3.with_stand_ins(runs)
+    remeasured = [{**r, "final_return": 123.0} if r["algo"] == "dqn" else r for r in runs + copies]
+    refreshed = [r for r in compare_sb3.with_stand_ins(remeasured) if "same_run_as" in r]
+    assert len(refreshed) == 3 and all(c["final_return"] == 123.0 for c in refreshed)  # copies follow their source
+
+
+def test_the_results_table_has_a_row_per_run_with_sb3_over_rlkit_on_the_rlkit_rows(results):
+    lines = compare_sb3.markdown_table(results["summary"]).splitlines()
+    assert len(lines) == 2 + len(results["summary"])
+    rows_cells = [[cell.strip() for cell in line.split("|")[1:-1]] for line in lines[2:]]
+    cells = {row[1]: row for row in rows_cells}
+    assert list(cells) == ["rlkit torch", "rlkit TF", "SB3"]  # the order of RUNS
+    rows = {(r["library"], r["framework"]): r for r in results["summary"]}
+    ratio = rows["rlkit", "torch"]["sb3_over_this_cpu_s_to_solve"]
+    assert cells["rlkit torch"][-1] == ("-" if ratio is None else f"{ratio:.2f}")
+    assert cells["SB3"][-1] == "" and cells["SB3"][7] == f"{rows['sb3', 'torch']['budget_steps']:,}"
+
+
+def test_a_measured_ratio_is_printed_on_its_rlkit_row_with_two_decimals():
+    summary = compare_sb3.summarize(json.loads(compare_sb3.RESULTS.read_text())["runs"])
+    row = next(r for r in summary if r["library"] == "rlkit" and r["sb3_over_this_cpu_s_to_solve"] is not None)
+    label = {"torch": "rlkit torch", "tf": "rlkit TF"}[row["framework"]]
+    line = next(
+        line
+        for line in compare_sb3.markdown_table(summary).splitlines()
+        if line.startswith(f"| {row['algo'].upper()}, {row['env']} | {label} |")
+    )
+    assert line.split("|")[-2].strip() == f"{row['sb3_over_this_cpu_s_to_solve']:.2f}"
+
+
+def test_results_md_and_readme_show_the_tables_of_the_committed_results_file():
+    committed = json.loads(compare_sb3.RESULTS.read_text())
+    table = compare_sb3.markdown_table(compare_sb3.summarize(committed["runs"]))
+    assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `compare_sb3.py --table results`"
+    short = compare_sb3.readme_table(compare_sb3.summarize(committed["runs"]))
+    assert short in (ROOT / "README.md").read_text(), "re-paste `compare_sb3.py --table readme`"
+
+
+def test_the_recorded_command_keeps_no_folder_of_this_machine(tmp_path):
+    inside = ROOT / "benchmarks" / "results" / "x.json"
+    arguments = ["--out", str(tmp_path / "merged.json"), "--pairs", "ppo:CartPole-v1", "--out", str(inside)]
+    assert compare_sb3.portable(arguments) == [
+        "--out", "merged.json", "--pairs", "ppo:CartPole-v1", "--out", "benchmarks/results/x.json"
+    ]  # fmt: skip

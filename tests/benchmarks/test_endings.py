@@ -1,0 +1,76 @@
+"""benchmarks/learning/endings.py: the agent a default ``rlkit.train`` call returns, played on fresh seeds. A smoke run,
+the committed file (every configuration of the course on ten seeds, measured on today's defaults) and
+RESULTS.md's table of it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import benchmark_script, run_benchmark
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMITTED = ROOT / "benchmarks" / "results" / "endings.json"
+
+
+def test_a_short_pass_plays_the_final_agent_and_records_why_it_ended_so(tmp_path):
+    out = tmp_path / "endings.json"
+    run_benchmark(
+        "endings", "--configs", "dqn:CartPole-v1:torch", "--seeds", "5", "--workers", "1", "--out", str(out),
+        "--set", "total_steps=1500", "learning_starts=500", "eval_every=500",
+    )  # fmt: skip
+    run = json.loads(out.read_text())["runs"][0]
+    assert (run["algo"], run["env"], run["framework"], run["seed"], run["budget"]) == (
+        "dqn",
+        "CartPole-v1",
+        "torch",
+        5,
+        1500,
+    )
+    assert len(run["final_returns"]) == 20 and run["final_mean"] == pytest.approx(np.mean(run["final_returns"]))
+    assert run["final_solved"] == (run["final_mean"] >= 475) and run["eval_steps"] == [500, 1000, 1500]
+    assert set(run["diagnostics"]) == {"q_mean", "loss"}  # DQN's value estimates: a divergence shows there
+
+
+def test_the_committed_file_holds_every_configuration_but_those_listed_on_ten_seeds_at_the_defaults():
+    endings = benchmark_script("endings")
+    committed = json.loads(COMMITTED.read_text())
+    assert committed["finished"] is not None
+    found: dict[tuple, list[int]] = {}
+    for run in committed["runs"]:
+        assert run["overrides"] == {}, "the committed file holds default runs only"
+        found.setdefault((run["algo"], run["env"], run["framework"]), []).append(run["seed"])
+    missing = {(algo, env, framework) for algo, env in endings.NOT_YET_MEASURED for framework in endings.FRAMEWORKS}
+    assert set(found) | missing == set(endings.parse_configs(None)) and not set(found) & missing
+    assert all(len(set(seeds)) >= 10 for seeds in found.values())
+
+
+def test_the_committed_file_was_measured_on_the_defaults_of_today():
+    """Staleness cannot come back silently: a change to any default hyperparameter or default budget of a
+    configuration makes its committed runs another algorithm's, and this fails until they are re-measured."""
+    from dataclasses import asdict
+
+    from rlkit.registry import algorithm
+
+    for run in json.loads(COMMITTED.read_text())["runs"]:
+        entry = algorithm(run["algo"])
+        today = json.loads(json.dumps(asdict(entry.config_class.for_env(run["env"]))))
+        changed = {
+            name: (run["settings"].get(name), value)
+            for name, value in today.items()
+            if run["settings"].get(name) != value
+        }
+        assert not changed, (
+            f"{run['algo']} on {run['env']}: defaults changed since endings.json, (then, now): {changed}"
+        )
+        rollout = run["settings"]["num_envs"] * run["settings"].get("num_steps", 1)  # a run ends on a whole one
+        budget_changed = f"{run['algo']} on {run['env']}: the budget changed"
+        assert 0 <= run["budget"] - entry.budget(run["env"]) < rollout, budget_changed
+
+
+def test_results_md_shows_the_table_of_the_committed_file():
+    table = benchmark_script("endings").table(json.loads(COMMITTED.read_text()))
+    assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `endings.py --table`"

@@ -1,0 +1,1 @@
+"""The executed book and the slider chapters in a real browser (`make browser-test`)."""

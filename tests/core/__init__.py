@@ -1,0 +1,1 @@
+"""The lower layers of rlkit: buffers, envs, schedules, contracts, seeding, checkpoints, hyperparameters, the CLI."""

@@ -1,0 +1,1 @@
+"""The course package: pitfall experiments, exercises, estimators, measured results, plots, timing, assignments."""
