@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlkit.errors import RlkitError
+from rlkit.state import object_state, restore_object
 
 
 class ReplayBuffer:
@@ -19,6 +20,9 @@ class ReplayBuffer:
     ``terminated`` (not ``done``) is stored: a transition cut by a time limit is still bootstrapped from
     ``next_obs``, so truncation never enters the buffer as a terminal (claim C10).
     """
+
+    #: What a resumed run needs of the buffer (:meth:`state_dict`).
+    STATE = ("obs", "next_obs", "actions", "rewards", "terminated", "discounts", "rng", "position", "size")
 
     def __init__(
         self,
@@ -100,6 +104,13 @@ class ReplayBuffer:
         """
         flat = self.sample(num_batches * batch_size)
         return {name: values.reshape(num_batches, batch_size, *values.shape[1:]) for name, values in flat.items()}
+
+    def state_dict(self) -> dict:
+        """The stored transitions, where the next one goes and the sampling generator (plain data)."""
+        return object_state(self, names=self.STATE)
+
+    def load_state_dict(self, state: dict) -> None:
+        restore_object(self, state)
 
 
 class RolloutBuffer:
@@ -214,3 +225,8 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         priorities = np.abs(np.asarray(td_errors, dtype=np.float64)).reshape(-1) + self.eps
         self.max_priority = max(self.max_priority, float(priorities.max()))
         self.tree.update(np.asarray(indices).reshape(-1), priorities**self.alpha)
+
+    def state_dict(self) -> dict:
+        """The replay state and the priorities: the sum tree and the largest priority so far."""
+        own = object_state(self, names=("max_priority",))
+        return {**super().state_dict(), **own, "tree": {"object": self.tree.state_dict()}}

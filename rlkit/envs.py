@@ -301,6 +301,18 @@ class EnvRunner:
         if self._checks is not None:
             self._checks.check_sources(0)  # the reset's observations, before any step converts them
 
+    def state_dict(self) -> dict:
+        """The current observations and the episodes in progress (plain data): where a resumed run goes on."""
+        from rlkit.state import object_state
+
+        names = ("obs", "steps", "_autoreset", "_ep_return", "_ep_length", "_done_returns", "_done_lengths")
+        return object_state(self, names=names)
+
+    def load_state_dict(self, state: dict) -> None:
+        from rlkit.state import restore_object
+
+        restore_object(self, state)
+
     def step(self, actions: np.ndarray) -> Transitions:
         self.steps += len(self._autoreset)
         try:

@@ -3,10 +3,11 @@
 A checkpoint for acting needs the online weights only; continuing a run needs the rest too: the target
 networks (they lag the online ones), Adam's moment estimates and step counts (a fresh optimizer takes
 sign-sized first steps), the gradient-step counter (TD3's delay, hard target copies), SAC's temperature.
-Rather than a method per learner in each twin, this reads them off the learner's attributes by type, so a
-learner that adds a network or an optimizer is covered without code here: torch modules and optimizers, Keras
-models, optimizers and variables, Python counters and numpy generators. Everything becomes numpy arrays and
-plain data for :mod:`rlkit.state`.
+Each learner names these parts itself, in its ``TRAINING_STATE``, so what a checkpoint holds is written down
+in the class that owns it; :class:`TrainingState` gives it ``state_dict`` / ``load_state_dict`` over them, and
+the two functions here turn the named parts into numpy arrays and plain data for :mod:`rlkit.state` and back:
+torch modules and optimizers, Keras models, optimizers and variables, lists of them, Python counters, numpy
+generators.
 """
 
 from __future__ import annotations
@@ -15,14 +16,28 @@ from typing import Any
 
 import numpy as np
 
+from rlkit.errors import CheckpointError
 from rlkit.state import generator_state, restore_generator
 
 
-def learner_state(learner) -> dict[str, Any]:
-    """The learner's training state as numpy arrays and plain data, keyed by attribute name."""
+class TrainingState:
+    """``state_dict`` / ``load_state_dict`` of a learner over the attributes its ``TRAINING_STATE`` names."""
+
+    TRAINING_STATE: tuple[str, ...] = ()
+
+    def state_dict(self) -> dict[str, Any]:
+        return learner_state(self, self.TRAINING_STATE)
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        load_learner_state(self, state, self.TRAINING_STATE)
+
+
+def learner_state(learner, names: tuple[str, ...]) -> dict[str, Any]:
+    """The learner's parts ``names`` as numpy arrays and plain data, keyed by attribute name."""
     dump = _torch_dump if learner.framework == "torch" else _tf_dump
     state = {}
-    for name, value in sorted(vars(learner).items()):
+    for name in names:
+        value = getattr(learner, name)
         entry = dump(value)
         if entry is None and isinstance(value, list | tuple) and value:
             items = [dump(item) for item in value]
@@ -31,16 +46,22 @@ def learner_state(learner) -> dict[str, Any]:
             entry = generator_state(value)
         if entry is None and isinstance(value, int | float) and not isinstance(value, bool):
             entry = {"number": value}
-        if entry is not None:
-            state[name] = entry
+        if entry is None:
+            raise TypeError(f"{type(learner).__name__}'s {name!r} ({type(value).__name__}) is no state rlkit can save")
+        state[name] = entry
     return state
 
 
-def load_learner_state(learner, state: dict[str, Any]) -> None:
-    """Restore what :func:`learner_state` saved into a learner built with the same config and spaces."""
+def load_learner_state(learner, state: dict[str, Any], names: tuple[str, ...]) -> None:
+    """Restore the parts ``names`` that :func:`learner_state` saved into a learner built with the same config
+    and spaces (a state may hold more: layout-2 files saved every attribute of a known type)."""
+    missing = [name for name in names if name not in state]
+    if missing:
+        learner_name = f"{type(learner).__module__}.{type(learner).__name__}"
+        raise CheckpointError(f"the training state has no {', '.join(missing)} for {learner_name}")
     load = _torch_load if learner.framework == "torch" else _tf_load
-    for name, entry in state.items():
-        value = getattr(learner, name)
+    for name in names:
+        value, entry = getattr(learner, name), state[name]
         if "number" in entry:
             setattr(learner, name, entry["number"])
         elif "__generator__" in entry:

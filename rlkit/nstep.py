@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlkit.errors import RlkitError
+from rlkit.state import object_state, restore_object
 
 
 class NStepFolder:
@@ -29,6 +30,13 @@ class NStepFolder:
             raise RlkitError(f"n-step horizon must be a positive int, got {n!r}")
         self.n, self.gamma = n, float(gamma)
         self.pending: list[list[tuple]] = [[] for _ in range(num_envs)]  # per env: (obs, action, reward)
+
+    def state_dict(self) -> dict:
+        """The pending windows: steps whose n-step transitions are not complete yet."""
+        return object_state(self, names=("pending",))
+
+    def load_state_dict(self, state: dict) -> None:
+        restore_object(self, state)
 
     def step(self, obs, actions, rewards, next_obs, terminated, truncated, valid) -> dict[str, np.ndarray] | None:
         """Add one vector step (arrays over environments); returns the completed n-step transitions or None."""

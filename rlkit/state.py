@@ -96,12 +96,20 @@ def _simple(value: Any) -> bool:
     return False
 
 
-def object_state(obj: Any, skip: tuple[str, ...] = (), nested: tuple[str, ...] = ()) -> dict:
+def object_state(
+    obj: Any, names: tuple[str, ...] | None = None, skip: tuple[str, ...] = (), nested: tuple[str, ...] = ()
+) -> dict:
     """The plain-data attributes of ``obj``: numbers, strings, arrays, lists of them and numpy generators,
-    and the attributes named in ``nested`` as objects of their own (their plain data, recursively). Anything
-    else (an environment, a framework object, a callable) is left out."""
+    and the attributes named in ``nested`` as objects of their own (their plain data, recursively).
+
+    ``names`` lists the attributes to save (the object's own account of its state, as a buffer's
+    ``state_dict`` gives it); without it, every attribute of those kinds is saved and anything else (an
+    environment, a framework object, a callable) left out: the way to save objects rlkit does not own, such
+    as a gymnasium wrapper chain.
+    """
     state = {}
-    for name, value in vars(obj).items():
+    for name in vars(obj) if names is None else names:
+        value = getattr(obj, name)
         if name in skip:
             continue
         if name in nested and value is not None:
@@ -110,6 +118,8 @@ def object_state(obj: Any, skip: tuple[str, ...] = (), nested: tuple[str, ...] =
             state[name] = generator_state(value)
         elif _simple(value):
             state[name] = {"value": value, "tuple": isinstance(value, tuple)}
+        elif names is not None:
+            raise TypeError(f"{type(obj).__name__}.{name} ({type(value).__name__}) is no state rlkit can save")
     return state
 
 

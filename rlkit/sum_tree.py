@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlkit.errors import RlkitError
+from rlkit.state import object_state
 
 
 class SumTree:
@@ -28,6 +29,10 @@ class SumTree:
         self.depth = max(1, int(np.ceil(np.log2(self.capacity))))
         self.leaves = 1 << self.depth  # the leaf level is padded to a power of two with zero priorities
         self.tree = np.zeros(2 * self.leaves, dtype=np.float64)  # node k has children 2k and 2k + 1; root 1
+
+    def state_dict(self) -> dict:
+        """The priorities (the whole tree: its sums are part of it)."""
+        return object_state(self, names=("tree",))
 
     @property
     def total(self) -> float:

@@ -32,6 +32,9 @@ MAX_SPLITS = 5_000_000
 class BucketedReplayBuffer(ReplayBuffer):
     """Uniform replay plus a fixed share of each batch from the transitions with the largest |TD errors|."""
 
+    #: A resumed run needs the TD errors too: the buckets are drawn from them.
+    STATE = (*ReplayBuffer.STATE, "td_errors", "max_td_error")
+
     def __init__(self, *args, high_fraction: float = 0.3, edges: tuple[float, ...] = EDGES, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         if not 0 <= high_fraction <= 1:

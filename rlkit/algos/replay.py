@@ -41,7 +41,6 @@ from rlkit.exploration import Exploration
 from rlkit.nstep import NStepFolder
 from rlkit.numerics import check_finite_metrics, check_finite_weights, check_new_transitions
 from rlkit.schedules import LinearSchedule
-from rlkit.state import object_state, restore_object
 
 
 class ReplayLoop(training.Loop):
@@ -52,6 +51,9 @@ class ReplayLoop(training.Loop):
     spread over: the run's total, extended when training is continued past it. ``buffer_class`` and
     ``exploration`` are the parts described at the top of this module (None: the defaults).
     """
+
+    #: The loop's own state beyond the step: the next burst's step and the finiteness checks' count.
+    STATE = (*training.Loop.STATE, "next_train", "unchecked", "checked_step")
 
     def __init__(
         self,
@@ -134,8 +136,8 @@ class ReplayLoop(training.Loop):
         health = self.agent.health
         return {
             **self.common_state(),
-            "folder": object_state(self.folder),
-            "buffer": object_state(self.buffer, nested=("tree",)) if replay_buffer else None,
+            "folder": self.folder.state_dict(),
+            "buffer": self.buffer.state_dict() if replay_buffer else None,
             "exploration": {"class": type(self.exploration).__name__, "state": self.exploration.state_dict()},
             "health": None if health is None else health.state_dict(),
         }
@@ -148,9 +150,9 @@ class ReplayLoop(training.Loop):
                 f"exploration={saved}(...) (or without exploration= if {saved} is the algorithm's default)"
             )
         self.load_common_state(state)
-        restore_object(self.folder, state["folder"])
+        self.folder.load_state_dict(state["folder"])
         if state["buffer"] is not None:
-            restore_object(self.buffer, state["buffer"])
+            self.buffer.load_state_dict(state["buffer"])
         else:  # no transitions: the buffer fills again before the next burst
             self.next_train = self.step + max(self.agent.config.learning_starts, self.agent.config.batch_size)
         self.exploration.load_state_dict(state["exploration"]["state"])

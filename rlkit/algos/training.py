@@ -12,7 +12,6 @@ import numpy as np
 from rlkit.checkpoints import run_path
 from rlkit.envs import EnvRunner, env_name, restore_vector_env_state, solve_threshold, vector_env_state
 from rlkit.evaluate import play_episodes
-from rlkit.learner_state import learner_state, load_learner_state
 from rlkit.logger import History, Logger
 from rlkit.result import TrainResult
 from rlkit.seeding import eval_seed
@@ -136,6 +135,10 @@ class Loop:
     ``load_state``. Building a loop makes the agent able to continue: ``agent.learn(steps)``.
     """
 
+    #: What a resumed run needs of the loop itself (a family's loop adds its own): the step count, the plan
+    #: the schedules are spread over, the run's generator.
+    STATE: tuple[str, ...] = ("step", "plan", "rng")
+
     def __init__(self, agent, envs, seed: int, rng: np.random.Generator, plan: int) -> None:
         self.agent, self.envs, self.seed, self.rng, self.plan = agent, envs, seed, rng, plan
         self.runner = EnvRunner(envs, seed=seed)
@@ -176,11 +179,11 @@ class Loop:
     def common_state(self) -> dict:
         """The state every loop has: counters and generators, environments, learner, agent, evaluations."""
         return {
-            "loop": object_state(self, skip=("seed", "learning_rate")),
+            "loop": object_state(self, names=self.STATE),
             "seed": self.seed,
-            "runner": object_state(self.runner),
+            "runner": self.runner.state_dict(),
             "envs": vector_env_state(self.envs),
-            "learner": learner_state(self.agent.learner),
+            "learner": self.agent.learner.state_dict(),
             "agent": self.agent.loop_state(),
             "evaluations": self.evaluations.state(),
             "history": self.history.to_dict(),
@@ -188,9 +191,9 @@ class Loop:
 
     def load_common_state(self, state: dict) -> None:
         restore_object(self, state["loop"])
-        restore_object(self.runner, state["runner"])
+        self.runner.load_state_dict(state["runner"])
         restore_vector_env_state(self.envs, state["envs"])
-        load_learner_state(self.agent.learner, state["learner"])
+        self.agent.learner.load_state_dict(state["learner"])
         self.agent.refresh()
         self.agent.load_loop_state(state["agent"])
         self.evaluations.load_state(state["evaluations"])

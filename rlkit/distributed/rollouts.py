@@ -39,7 +39,7 @@ from rlkit.distributed.cluster import connect
 from rlkit.envs import EnvRunner, Transitions, make_vec_env, restore_vector_env_state, vector_env_state
 from rlkit.errors import RlkitError, is_count
 from rlkit.hardware import configure_numpy
-from rlkit.state import generator_state, object_state, restore_generator, restore_object
+from rlkit.state import generator_state, restore_generator
 
 #: Replacements of dead workers one iteration may need before the run gives up (a worker that dies every
 #: time, e.g. out of memory on its node, is a fault to report, not to retry forever).
@@ -104,7 +104,7 @@ class RolloutWorker:
         self.runner = EnvRunner(self.envs, seed=seed)
         if state is not None:
             restore_vector_env_state(self.envs, state["envs"])
-            restore_object(self.runner, state["runner"])
+            self.runner.load_state_dict(state["runner"])
         self.learner = Weights(weights)
         self.agent = spec.agent_class(self.learner, spec.env_id, spec.obs_dim, spec.action, spec.config)
 
@@ -136,7 +136,7 @@ class RolloutWorker:
 
     def state(self) -> dict:
         """The block's environments and episode counters, enough to rebuild this worker exactly elsewhere."""
-        return {"envs": vector_env_state(self.envs), "runner": object_state(self.runner)}
+        return {"envs": vector_env_state(self.envs), "runner": self.runner.state_dict()}
 
 
 class WorkerPool:
@@ -267,7 +267,7 @@ class RayRolloutLoop(RolloutLoop):
             self.envs = pool
         blocks = self.pool.current_states()
         num_envs = self.agent.config.num_envs
-        state["runner"] = joined([block["runner"] for block in blocks], num_envs)  # block 0's seed is the run's
+        state["runner"] = joined([block["runner"] for block in blocks], num_envs)
         state["envs"] = {
             "vector": joined([block["envs"]["vector"] for block in blocks], num_envs),
             "spaces": state["envs"]["spaces"],

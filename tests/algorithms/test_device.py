@@ -39,7 +39,7 @@ def test_tensorflow_runs_refuse_a_named_torch_device():
         rlkit.train("dqn", framework="tf", total_steps=100, device="cuda", progress=False)
 
 
-@pytest.mark.parametrize(("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.ppo.torch")])
+@pytest.mark.parametrize(("algo", "twin"), [("dqn", "rlkit.algos.torch_parts"), ("ppo", "rlkit.algos.ppo.torch")])
 def test_load_and_resume_take_a_device(algo, twin, tmp_path, monkeypatch):
     """``rlkit.load(path, device=)`` and ``rlkit.train(resume=..., device=)`` build the learner where they are
     told, whatever device saved the checkpoint; a device this machine lacks is refused by name."""
@@ -71,7 +71,7 @@ def test_a_run_saved_on_the_cpu_resumes_on_the_gpu(tmp_path):
     assert resumed.agent.learner.device.type == "cuda" and resumed.steps == 1_800
 
 
-@pytest.mark.parametrize(("algo", "twin"), [("dqn", "rlkit.algos.dqn.torch"), ("ppo", "rlkit.algos.ppo.torch")])
+@pytest.mark.parametrize(("algo", "twin"), [("dqn", "rlkit.algos.torch_parts"), ("ppo", "rlkit.algos.ppo.torch")])
 def test_the_device_reaches_the_learner(algo, twin, monkeypatch):
     """The learner resolves the name it was given ("auto", not the default "cpu": on a machine without a GPU
     both end on the CPU, so the name asked for is what shows the option arrived)."""

@@ -118,3 +118,32 @@ def test_the_command_line_resumes_a_logged_run(tmp_path):
     more = cli("train", "dqn", "--resume", "run/agent.pt", "--steps", "1500", "--logdir", "run", "--quiet")
     assert more.returncode == 0, more.stderr
     assert "1,500 steps" in more.stdout
+
+
+def test_a_training_state_without_a_part_the_learner_names_is_refused_by_name(tmp_path):
+    learner = train("dqn", "torch").agent.learner
+    state = learner.state_dict()
+    del state["optimizer"]
+    with pytest.raises(CheckpointError, match="no optimizer"):
+        learner.load_state_dict(state)
+
+
+class ScoredReplayBuffer(rlkit.ReplayBuffer):
+    """A buffer with a state of its own: it names it, as course/pitfalls/bucketed_replay.py does."""
+
+    STATE = (*rlkit.ReplayBuffer.STATE, "td_errors")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.td_errors = np.zeros(self.capacity, dtype=np.float32)
+
+
+def test_a_replay_buffer_saves_what_it_names_and_a_subclass_adds_its_own():
+    buffer = ScoredReplayBuffer(8, (2,), seed=0)
+    buffer.add(np.arange(6.0).reshape(3, 2), np.zeros(3, np.int64), np.ones(3), np.ones((3, 2)), np.zeros(3))
+    buffer.td_errors[:3] = 5.0
+    copy = ScoredReplayBuffer(8, (2,), seed=1)
+    copy.load_state_dict(buffer.state_dict())
+    assert copy.size == 3 and copy.position == 3
+    np.testing.assert_array_equal(copy.td_errors, buffer.td_errors)
+    np.testing.assert_array_equal(copy.sample(4)["obs"], buffer.sample(4)["obs"])  # the generator came back too

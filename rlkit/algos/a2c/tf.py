@@ -26,15 +26,19 @@ from rlkit.algos.actor_critic.config import (
 )
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.hardware import check_device, configure_tensorflow
+from rlkit.learner_state import TrainingState
 
 
-class Learner:
+class Learner(TrainingState):
     """A2C's networks, their Adam optimizer and the update on each rollout:
     ``update`` reads the rollout into one :class:`Batch`, ``train_update`` runs the
     epochs of minibatches, ``train_minibatch`` takes one step on the ``loss``."""
 
     framework = "tf"
     name = "A2C"
+    #: What a resumed run needs beyond the weights (``state_dict``): the optimizer's
+    #: moments (the model holds the only networks).
+    TRAINING_STATE = ("model", "optimizer")
 
     def __init__(
         self,

@@ -19,13 +19,25 @@ from rlkit.algos.ddpg.config import DDPGConfig
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
 from rlkit.algos.tf_parts import q_value
+from rlkit.learner_state import TrainingState
 
 
-class Learner:
+class Learner(TrainingState):
     """An actor, a critic, a target copy of each, and their gradient steps."""
 
     framework = "tf"
     name = "DDPG"
+    #: What a resumed run needs beyond the weights (``state_dict``): the targets,
+    #: both optimizers' moments and the gradient-step count.
+    # differs: TF counts gradient steps in a tf.Variable
+    TRAINING_STATE = (
+        "model",
+        "target_actor",
+        "target_critics",
+        "actor_optimizer",
+        "critic_optimizer",
+        "step_counter",
+    )
     #: Standard-normal draws per transition in a batch's ``noise``: one, unused (the
     #: family's batches all carry noise; TD3 smooths with it, SAC samples).
     noise_draws = 1

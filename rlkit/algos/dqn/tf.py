@@ -25,6 +25,7 @@ from rlkit.algos.dqn.config import (
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.batches import with_defaults
 from rlkit.distributional import categorical_support
+from rlkit.learner_state import TrainingState
 
 
 def build_q_network(
@@ -179,11 +180,16 @@ def scale_noise(noise):
     return tf.sign(noise) * tf.sqrt(tf.abs(noise))
 
 
-class DQNLearner:
+class DQNLearner(TrainingState):
     """The online and target Q-networks, their optimizer, and one gradient step on a
     batch."""
 
     framework = "tf"
+    #: What a resumed run needs beyond the weights (``state_dict``): the target
+    #: network, Adam's moments, the gradient-step count (the hard copies' phase) and
+    #: the noisy layers' generator.
+    # differs: TF counts gradient steps in a tf.Variable
+    TRAINING_STATE = ("q", "target_q", "optimizer", "step_counter", "noise_rng")
 
     def __init__(
         self,

@@ -27,6 +27,7 @@ from rlkit.algos.torch_adam import FusedAdam
 from rlkit.algos.torch_clip import clip_by_global_norm_
 from rlkit.batches import with_defaults
 from rlkit.distributional import categorical_support
+from rlkit.learner_state import TrainingState
 
 
 def build_q_network(
@@ -150,11 +151,16 @@ def scale_noise(noise: torch.Tensor) -> torch.Tensor:
     return noise.sign() * noise.abs().sqrt()
 
 
-class DQNLearner:
+class DQNLearner(TrainingState):
     """The online and target Q-networks, their optimizer, and one gradient step on a
     batch."""
 
     framework = "torch"
+    #: What a resumed run needs beyond the weights (``state_dict``): the target
+    #: network, Adam's moments, the gradient-step count (the hard copies' phase) and
+    #: the noisy layers' generator.
+    # differs: TF counts gradient steps in a tf.Variable (step_counter)
+    TRAINING_STATE = ("q", "target_q", "optimizer", "gradient_steps", "noise_rng")
 
     def __init__(
         self,

@@ -20,16 +20,30 @@ from rlkit.algos.keras_adam import TorchAdam
 from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
 from rlkit.algos.sac.config import LOG_STD_MAX, LOG_STD_MIN, SACConfig
 from rlkit.algos.tf_parts import q_value
+from rlkit.learner_state import TrainingState
 
 LOG_2PI, LOG_2 = math.log(2 * math.pi), math.log(2.0)
 
 
-class Learner:
+class Learner(TrainingState):
     """A squashed Gaussian actor, two critics and their target copies, log alpha,
     and their gradient steps."""
 
     framework = "tf"
     name = "SAC"
+    #: What a resumed run needs beyond the weights (``state_dict``): the targets, the
+    #: three optimizers' moments (the temperature's too) and the gradient-step
+    #: count.
+    # differs: TF counts gradient steps in a tf.Variable
+    TRAINING_STATE = (
+        "model",
+        "target_actor",
+        "target_critics",
+        "actor_optimizer",
+        "critic_optimizer",
+        "alpha_optimizer",
+        "step_counter",
+    )
     #: Standard-normal draws per transition in a batch's ``noise``: one sample at s'
     #: for the target, one at s for the actor.
     noise_draws = 2

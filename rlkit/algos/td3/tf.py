@@ -19,13 +19,26 @@ from rlkit.algos.keras_adam import TorchAdam
 from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
 from rlkit.algos.td3.config import TD3Config
 from rlkit.algos.tf_parts import q_value
+from rlkit.learner_state import TrainingState
 
 
-class Learner:
+class Learner(TrainingState):
     """An actor, two critics, a target copy of each, and their gradient steps."""
 
     framework = "tf"
     name = "TD3"
+    #: What a resumed run needs beyond the weights (``state_dict``): the targets,
+    #: both optimizers' moments and the gradient-step count (the actor delay's
+    #: phase).
+    # differs: TF counts gradient steps in a tf.Variable
+    TRAINING_STATE = (
+        "model",
+        "target_actor",
+        "target_critics",
+        "actor_optimizer",
+        "critic_optimizer",
+        "step_counter",
+    )
     #: Standard-normal draws per transition in a batch's ``noise``: the smoothing.
     noise_draws = 1
 

@@ -20,13 +20,26 @@ from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_bur
 from rlkit.algos.td3.config import TD3Config
 from rlkit.algos.torch_adam import FusedAdam
 from rlkit.algos.torch_parts import q_value
+from rlkit.learner_state import TrainingState
 
 
-class Learner:
+class Learner(TrainingState):
     """An actor, two critics, a target copy of each, and their gradient steps."""
 
     framework = "torch"
     name = "TD3"
+    #: What a resumed run needs beyond the weights (``state_dict``): the targets,
+    #: both optimizers' moments and the gradient-step count (the actor delay's
+    #: phase).
+    # differs: TF counts gradient steps in a tf.Variable (step_counter)
+    TRAINING_STATE = (
+        "model",
+        "target_actor",
+        "target_critics",
+        "actor_optimizer",
+        "critic_optimizer",
+        "gradient_steps",
+    )
     #: Standard-normal draws per transition in a batch's ``noise``: the smoothing.
     noise_draws = 1
 
