@@ -16,6 +16,7 @@ from rlkit.callbacks import Callback
 from rlkit.checkpoints import check_layout, read_meta
 from rlkit.envs import env_name, env_source, is_registered
 from rlkit.errors import CheckpointError, RlkitError, did_you_mean, is_count
+from rlkit.hardware import check_device
 from rlkit.registry import Algorithm, algorithm, replay_algorithms
 from rlkit.result import TrainResult
 from rlkit.run_lock import locked
@@ -83,10 +84,10 @@ def train(
     naming both). What a resumed run may change: ``total_steps``, ``callbacks``, ``logdir``, ``save``,
     ``progress``, ``stop_when_solved`` (and ``buffer_class``, ``env_kwargs``, ``wrappers``; ``exploration``
     only for one of the class the run explored with, which takes its state over).
-    ``device`` is where a torch learner trains: "cpu" (default), "cuda", "cuda:N", "mps" or "auto" (the first
-    of CUDA, MPS, CPU that torch sees); acting stays in numpy on the CPU. A resumed run goes on on the device
-    named now, whichever one it was saved from (checkpoints hold CPU arrays). TensorFlow chooses its device itself
-    (a GPU when its GPU build sees one), so a TF run takes only "cpu" or "auto".
+    ``device`` is where the learner trains, in either framework: "cpu" (default, the CPU even where a GPU is
+    seen), "cuda", "cuda:N", "mps" or "auto" (the first GPU the framework sees, else the CPU); a GPU the
+    framework cannot see is refused by name. Acting stays in numpy on the CPU. A resumed run goes on on the
+    device named now, whichever one it was saved from (checkpoints hold CPU arrays).
     ``workers`` (PPO and A2C) collects each rollout on that many Ray actors, the ``num_envs`` environments
     split between them, with the same data as in one process (see :mod:`rlkit.distributed.rollouts`);
     ``ray_address`` joins an existing Ray cluster instead of starting one here (needs ``rlkit-course[ray]``); the
@@ -128,7 +129,7 @@ def train(
     framework = "torch" if framework is None else framework
     seed = 0 if seed is None else seed
     check_framework(framework)
-    _check_device(device, framework)
+    check_device(device)
     if not is_count(seed, minimum=0):
         raise RlkitError(f"seed must be a non-negative int, got {seed!r}")
     if total_steps is not None and not is_count(total_steps):
@@ -183,14 +184,14 @@ def _keep_interrupted(save):
 
 
 def load(path: str | Path, device: str = "cpu"):
-    """Rebuild a saved agent (any algorithm, either framework) from its checkpoint file, its torch learner on
+    """Rebuild a saved agent (any algorithm, either framework) from its checkpoint file, its learner on
     ``device`` (as :func:`train`'s: "cpu", "cuda", "cuda:N", "mps", "auto"), whichever device saved it."""
     meta = read_meta(path)
     check_layout(meta, path)
     try:
         agent_class = algorithm(meta["algo"]).agent_class
         check_framework(meta["framework"])
-        _check_device(device, meta["framework"])
+        check_device(device)
         return agent_class.from_checkpoint(path, meta, device=device)
     except RlkitError:
         raise
@@ -313,17 +314,6 @@ def _check_budget_names(entry: Algorithm, config: dict) -> None:
                 f"rlkit.train has no argument {name}=: the number of environment steps to train is "
                 f"total_steps={config[name]!r} (--steps on the command line)"
             )
-
-
-def _check_device(device: str, framework: str) -> None:
-    from rlkit.hardware import check_device
-
-    check_device(device)
-    if framework == "tf" and device not in ("cpu", "auto"):
-        raise RlkitError(
-            f"device={device!r} applies to torch: TensorFlow places its ops itself (on a GPU when its GPU build "
-            "sees one), so a TF run takes device='cpu' or 'auto'"
-        )
 
 
 def _distributed(algo: str, entry: Algorithm, workers, ray_address) -> dict:

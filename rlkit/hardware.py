@@ -7,10 +7,12 @@ so rlkit sets torch and TensorFlow to one thread on CPU unless told otherwise: p
 ``RLKIT_THREADS``. The same goes for numpy's BLAS (OpenBLAS in numpy's wheels), which acting and the
 buffers use: :func:`configure_numpy`, applied whenever a framework is configured.
 
-Devices: torch learners take ``device=`` ("cpu", the default; "cuda", "cuda:N", "mps" or "auto", see
-:func:`resolve_device`). TensorFlow places its ops on a GPU by itself when its GPU build is installed and
-sees one; :func:`configure_tensorflow` turns on memory growth first, so TensorFlow takes GPU memory as it
-needs it instead of nearly all of it at start, and torch can share the card. Acting stays in numpy on the
+Devices: learners of both frameworks take ``device=`` ("cpu", the default; "cuda", "cuda:N", "mps" or
+"auto"): torch's through :func:`resolve_device`, TensorFlow's through :func:`tensorflow_device` and
+:func:`on_learner_device`, which run the learner inside ``tf.device``: left to itself, a TensorFlow GPU build
+puts every op on the GPU, whatever the learner was asked for. :func:`configure_tensorflow` turns on memory
+growth, so TensorFlow takes GPU memory as it needs it instead of nearly all of it at start, and torch can
+share the card. Acting stays in numpy on the
 CPU whatever the device: at batch size one a GPU call costs a transfer each way (chapter 43).
 """
 
@@ -20,6 +22,7 @@ import os
 import platform
 import re
 import sys
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -120,6 +123,62 @@ def resolve_device(device: str = "cpu") -> str:
     if device == "mps" and not mps:
         raise RlkitError("device 'mps': this torch build sees no Apple GPU; use device='cpu' or 'auto'")
     return device
+
+
+def tensorflow_device(device: str = "cpu") -> str:
+    """The TensorFlow device a learner places its variables and ops on: "/CPU:0" or "/GPU:N".
+
+    ``"cpu"`` is the CPU even where TensorFlow sees a GPU; ``"auto"`` the first GPU it sees, else the CPU;
+    ``"cuda:N"`` its N-th GPU and ``"mps"`` its first (an Apple GPU shows as one through tensorflow-metal). A GPU
+    it cannot see is refused, naming what it sees, rather than replaced by the CPU.
+    """
+    import tensorflow as tf
+
+    check_device(device)
+    gpus = tf.config.list_physical_devices("GPU")
+    if device == "cpu" or (device == "auto" and not gpus):
+        return "/CPU:0"
+    index = 0 if device in ("auto", "mps") else int(device.partition(":")[2] or 0)
+    if index >= len(gpus):
+        seen = ", ".join(gpu.name for gpu in gpus) or "no GPU"
+        raise RlkitError(f"device {device!r}: TensorFlow {tf.__version__} sees {seen}; use device='cpu' or 'auto'")
+    return f"/GPU:{index}"
+
+
+def on_learner_device(cls: type) -> type:
+    """A TensorFlow learner class whose construction and methods each run inside ``tf.device`` of its
+    device, so that its variables are created there and every op it runs runs there.
+
+    torch moves each tensor to a device (``.to(device)``); TensorFlow places by scope, and a scope entered
+    in one method ends with it, so the class's methods are wrapped once here instead of a ``with`` in each.
+    The constructor's scope comes from its ``device`` argument, the methods' from ``self.device`` (what
+    :func:`tensorflow_device` made of it).
+    """
+    import functools
+    import inspect
+
+    import tensorflow as tf
+
+    signature = inspect.signature(cls.__init__)
+
+    def placed(method: Callable, init: bool) -> Callable:
+        @functools.wraps(method)
+        def run(self, *args, **kwargs):
+            if init:
+                bound = signature.bind(self, *args, **kwargs)
+                bound.apply_defaults()
+                device = tensorflow_device(bound.arguments["device"])
+            else:
+                device = self.device
+            with tf.device(device):
+                return method(self, *args, **kwargs)
+
+        return run
+
+    for name, member in list(vars(cls).items()):
+        if inspect.isfunction(member):
+            setattr(cls, name, placed(member, init=name == "__init__"))
+    return cls
 
 
 def nvidia_driver() -> str | None:

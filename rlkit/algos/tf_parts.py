@@ -27,7 +27,7 @@ from rlkit.algos.off_policy.config import (
 from rlkit.batches import with_defaults
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.contracts import TensorContract
-from rlkit.hardware import check_device, configure_tensorflow
+from rlkit.hardware import configure_tensorflow, tensorflow_device
 
 # ----------------------------------------------------------------------------------
 # Any learner: seed and device, networks and their weights, targets, checkpoints
@@ -38,8 +38,8 @@ def seeded_device(seed: int, device: str) -> str:
     """Seed the framework; the device a learner computes on."""
     configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
     keras.utils.set_random_seed(seed)
-    # differs: TF puts its ops on a GPU itself when its GPU build sees one
-    return check_device(device)
+    # differs: a TF device name, "/CPU:0" or "/GPU:N" (the learner runs in its scope)
+    return tensorflow_device(device)
 
 
 def build_mlp(

@@ -34,11 +34,6 @@ def test_a_gpu_torch_cannot_see_is_refused_not_replaced_by_the_cpu():
         rlkit.train("dqn", total_steps=100, device="cuda", progress=False)
 
 
-def test_tensorflow_runs_refuse_a_named_torch_device():
-    with pytest.raises(RlkitError, match="device='cuda' applies to torch"):
-        rlkit.train("dqn", framework="tf", total_steps=100, device="cuda", progress=False)
-
-
 @pytest.mark.parametrize(("algo", "twin"), [("dqn", "rlkit.algos.torch_parts"), ("ppo", "rlkit.algos.ppo.torch")])
 def test_load_and_resume_take_a_device(algo, twin, tmp_path, monkeypatch):
     """``rlkit.load(path, device=)`` and ``rlkit.train(resume=..., device=)`` build the learner where they are

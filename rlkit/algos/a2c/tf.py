@@ -25,10 +25,11 @@ from rlkit.algos.actor_critic.config import (
     actor_critic_contract,
 )
 from rlkit.algos.keras_adam import TorchAdam
-from rlkit.hardware import check_device, configure_tensorflow
+from rlkit.hardware import configure_tensorflow, on_learner_device, tensorflow_device
 from rlkit.learner_state import TrainingState
 
 
+@on_learner_device  # differs: built and run in tf.device; torch moves tensors
 class Learner(TrainingState):
     """A2C's networks, their Adam optimizer and the update on each rollout:
     ``update`` reads the rollout into one :class:`Batch`, ``train_update`` runs the
@@ -51,8 +52,8 @@ class Learner(TrainingState):
     ):
         configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
         keras.utils.set_random_seed(seed)
-        # differs: TF puts its ops on a GPU itself when its GPU build sees one
-        self.device = check_device(device)
+        # differs: a TF device name, "/CPU:0" or "/GPU:N" (the learner runs in it)
+        self.device = tensorflow_device(device)
         self.config, self.discrete = config, discrete
         self.contract = actor_critic_contract(
             self.name, obs_dim, discrete, action_dim

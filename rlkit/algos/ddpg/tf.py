@@ -19,9 +19,11 @@ from rlkit.algos.ddpg.config import DDPGConfig
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
 from rlkit.algos.tf_parts import q_value
+from rlkit.hardware import on_learner_device
 from rlkit.learner_state import TrainingState
 
 
+@on_learner_device  # differs: built and run in tf.device; torch moves tensors
 class Learner(TrainingState):
     """An actor, a critic, a target copy of each, and their gradient steps."""
 

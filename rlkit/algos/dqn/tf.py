@@ -25,6 +25,7 @@ from rlkit.algos.dqn.config import (
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.batches import with_defaults
 from rlkit.distributional import categorical_support
+from rlkit.hardware import on_learner_device
 from rlkit.learner_state import TrainingState
 
 
@@ -180,6 +181,7 @@ def scale_noise(noise):
     return tf.sign(noise) * tf.sqrt(tf.abs(noise))
 
 
+@on_learner_device  # differs: built and run in tf.device; torch moves tensors
 class DQNLearner(TrainingState):
     """The online and target Q-networks, their optimizer, and one gradient step on a
     batch."""

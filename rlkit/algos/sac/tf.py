@@ -20,11 +20,13 @@ from rlkit.algos.keras_adam import TorchAdam
 from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
 from rlkit.algos.sac.config import LOG_STD_MAX, LOG_STD_MIN, SACConfig
 from rlkit.algos.tf_parts import q_value
+from rlkit.hardware import on_learner_device
 from rlkit.learner_state import TrainingState
 
 LOG_2PI, LOG_2 = math.log(2 * math.pi), math.log(2.0)
 
 
+@on_learner_device  # differs: built and run in tf.device; torch moves tensors
 class Learner(TrainingState):
     """A squashed Gaussian actor, two critics and their target copies, log alpha,
     and their gradient steps."""
