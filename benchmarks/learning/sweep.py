@@ -14,7 +14,7 @@ import argparse
 import numpy as np
 
 from rlkit.cli import parse_settings
-from rlkit.distributed.sweep import sweep
+from rlkit.sweep import sweep
 
 
 def parse_grid(pairs: list[str]) -> dict[str, list]:

@@ -11,8 +11,8 @@ import pytest
 
 import rlkit
 from rlkit.cli import main
-from rlkit.distributed.sweep import grid, sweep
 from rlkit.errors import RlkitError
+from rlkit.sweep import grid, sweep
 
 ray = pytest.importorskip("ray")
 pytest.importorskip("torch")

@@ -31,10 +31,10 @@ def run_one(algo: str, env: str, framework: str, seed: int, total_steps: int | N
     """One run of the sweep (the body of its Ray task): train, then what the results file keeps of it."""
     import ray
 
-    import rlkit
+    from rlkit.api import train
 
-    result = rlkit.train(algo, env=env, framework=framework, seed=seed, total_steps=total_steps, progress=False,
-                         **setting)  # fmt: skip
+    result = train(algo, env=env, framework=framework, seed=seed, total_steps=total_steps, progress=False,
+                   **setting)  # fmt: skip
     return {
         "setting": setting,
         "seed": seed,
