@@ -17,7 +17,12 @@ from torch.nn import functional as F
 
 from rlkit.algos import torch_parts as parts
 from rlkit.algos.ddpg.config import DDPGConfig
-from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
+from rlkit.algos.off_policy.config import (
+    NETWORKS_AND_OPTIMIZERS,
+    Batch,
+    off_policy_contract,
+    single_burst,
+)
 from rlkit.algos.torch_adam import FusedAdam
 from rlkit.algos.torch_parts import q_value
 from rlkit.learner_state import TrainingState
@@ -31,14 +36,7 @@ class Learner(TrainingState):
     #: What a resumed run needs beyond the weights (``state_dict``): the targets,
     #: both optimizers' moments and the gradient-step count.
     # differs: TF counts gradient steps in a tf.Variable (step_counter)
-    TRAINING_STATE = (
-        "model",
-        "target_actor",
-        "target_critics",
-        "actor_optimizer",
-        "critic_optimizer",
-        "gradient_steps",
-    )
+    TRAINING_STATE = (*NETWORKS_AND_OPTIMIZERS, "gradient_steps")
     #: Standard-normal draws per transition in a batch's ``noise``: one, unused (the
     #: family's batches all carry noise; TD3 smooths with it, SAC samples).
     noise_draws = 1

@@ -18,6 +18,9 @@ from rlkit.nets import init_mlp_weights
 
 #: What an update reports, averaged over the burst (``actor_loss`` over the steps that updated the actor).
 METRICS = ("critic_loss", "q_mean", "actor_loss", "alpha")
+#: What every learner of the family keeps for a resumed run beyond its weights: the model (actor, critics, and
+#: SAC's temperature), the target copies and the two optimizers; each learner adds its own (``TRAINING_STATE``).
+NETWORKS_AND_OPTIMIZERS = ("model", "target_actor", "target_critics", "actor_optimizer", "critic_optimizer")
 
 
 @dataclass

@@ -17,7 +17,12 @@ import tensorflow as tf
 
 from rlkit.algos import tf_parts as parts
 from rlkit.algos.keras_adam import TorchAdam
-from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
+from rlkit.algos.off_policy.config import (
+    NETWORKS_AND_OPTIMIZERS,
+    Batch,
+    off_policy_contract,
+    single_burst,
+)
 from rlkit.algos.sac.config import LOG_STD_MAX, LOG_STD_MIN, SACConfig
 from rlkit.algos.tf_parts import q_value
 from rlkit.hardware import on_learner_device
@@ -37,15 +42,7 @@ class Learner(TrainingState):
     #: three optimizers' moments (the temperature's too) and the gradient-step
     #: count.
     # differs: TF counts gradient steps in a tf.Variable
-    TRAINING_STATE = (
-        "model",
-        "target_actor",
-        "target_critics",
-        "actor_optimizer",
-        "critic_optimizer",
-        "alpha_optimizer",
-        "step_counter",
-    )
+    TRAINING_STATE = (*NETWORKS_AND_OPTIMIZERS, "alpha_optimizer", "step_counter")
     #: Standard-normal draws per transition in a batch's ``noise``: one sample at s'
     #: for the target, one at s for the actor.
     noise_draws = 2

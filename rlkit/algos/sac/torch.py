@@ -17,7 +17,12 @@ import torch
 from torch.nn import functional as F
 
 from rlkit.algos import torch_parts as parts
-from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
+from rlkit.algos.off_policy.config import (
+    NETWORKS_AND_OPTIMIZERS,
+    Batch,
+    off_policy_contract,
+    single_burst,
+)
 from rlkit.algos.sac.config import LOG_STD_MAX, LOG_STD_MIN, SACConfig
 from rlkit.algos.torch_adam import FusedAdam
 from rlkit.algos.torch_parts import q_value
@@ -36,15 +41,7 @@ class Learner(TrainingState):
     #: three optimizers' moments (the temperature's too) and the gradient-step
     #: count.
     # differs: TF counts gradient steps in a tf.Variable (step_counter)
-    TRAINING_STATE = (
-        "model",
-        "target_actor",
-        "target_critics",
-        "actor_optimizer",
-        "critic_optimizer",
-        "alpha_optimizer",
-        "gradient_steps",
-    )
+    TRAINING_STATE = (*NETWORKS_AND_OPTIMIZERS, "alpha_optimizer", "gradient_steps")
     #: Standard-normal draws per transition in a batch's ``noise``: one sample at s'
     #: for the target, one at s for the actor.
     noise_draws = 2

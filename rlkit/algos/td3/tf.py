@@ -16,7 +16,12 @@ import tensorflow as tf
 
 from rlkit.algos import tf_parts as parts
 from rlkit.algos.keras_adam import TorchAdam
-from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
+from rlkit.algos.off_policy.config import (
+    NETWORKS_AND_OPTIMIZERS,
+    Batch,
+    off_policy_contract,
+    single_burst,
+)
 from rlkit.algos.td3.config import TD3Config
 from rlkit.algos.tf_parts import q_value
 from rlkit.hardware import on_learner_device
@@ -33,14 +38,7 @@ class Learner(TrainingState):
     #: both optimizers' moments and the gradient-step count (the actor delay's
     #: phase).
     # differs: TF counts gradient steps in a tf.Variable
-    TRAINING_STATE = (
-        "model",
-        "target_actor",
-        "target_critics",
-        "actor_optimizer",
-        "critic_optimizer",
-        "step_counter",
-    )
+    TRAINING_STATE = (*NETWORKS_AND_OPTIMIZERS, "step_counter")
     #: Standard-normal draws per transition in a batch's ``noise``: the smoothing.
     noise_draws = 1
 

@@ -16,7 +16,12 @@ import torch
 from torch.nn import functional as F
 
 from rlkit.algos import torch_parts as parts
-from rlkit.algos.off_policy.config import Batch, off_policy_contract, single_burst
+from rlkit.algos.off_policy.config import (
+    NETWORKS_AND_OPTIMIZERS,
+    Batch,
+    off_policy_contract,
+    single_burst,
+)
 from rlkit.algos.td3.config import TD3Config
 from rlkit.algos.torch_adam import FusedAdam
 from rlkit.algos.torch_parts import q_value
@@ -32,14 +37,7 @@ class Learner(TrainingState):
     #: both optimizers' moments and the gradient-step count (the actor delay's
     #: phase).
     # differs: TF counts gradient steps in a tf.Variable (step_counter)
-    TRAINING_STATE = (
-        "model",
-        "target_actor",
-        "target_critics",
-        "actor_optimizer",
-        "critic_optimizer",
-        "gradient_steps",
-    )
+    TRAINING_STATE = (*NETWORKS_AND_OPTIMIZERS, "gradient_steps")
     #: Standard-normal draws per transition in a batch's ``noise``: the smoothing.
     noise_draws = 1
 
