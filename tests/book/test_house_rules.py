@@ -2,6 +2,8 @@
 
 - The torch and TensorFlow twins define the same functions in the same order: the chapters show them side by
   side and the reader compares them line by line.
+- Learners that share code by copy, so that each algorithm's update reads whole in one file, keep their
+  copies equal: A2C and PPO differ only in the policy loss; DDPG, TD3 and SAC share their plumbing methods.
 - Every ``literalinclude`` with ``:pyobject:`` in a chapter names an object that exists in that file, so a
   renamed method cannot silently drop a code listing from the book.
 - Every file a chapter includes fits the book's code column (85 characters) so that no listing scrolls
@@ -102,6 +104,39 @@ def test_shared_parts_twins_define_the_same_functions_in_the_same_order():
         f"torch_parts.py and tf_parts.py differ in what they define or in its order\n"
         f"  torch order: {torch_names}\n  tf order:    {tf_names}"
     )
+
+
+def methods(path: Path, class_name: str = "Learner") -> dict[str, str]:
+    """The methods of ``class_name`` in ``path``, each as code without its docstring (``ast.unparse``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    (cls,) = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name]
+    found = {}
+    for item in cls.body:
+        if isinstance(item, ast.FunctionDef):
+            body = item.body[1:] if ast.get_docstring(item) is not None else item.body
+            found[item.name] = ast.unparse(ast.FunctionDef(**{**item.__dict__, "body": body or [ast.Pass()]}))
+    return found
+
+
+#: The off-policy learners' plumbing around the update: the same calls of torch_parts / tf_parts in each.
+OFF_POLICY_PLUMBING = ("actions", "update", "update_many", "sync_targets", "get_weights", "target_weights",
+                       "set_weights", "save", "load")  # fmt: skip
+
+
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_a2c_and_ppo_learners_differ_only_in_the_policy_loss(framework):
+    a2c, ppo = (methods(ROOT / "rlkit" / "algos" / algo / f"{framework}.py") for algo in ("a2c", "ppo"))
+    assert list(a2c) == list(ppo)
+    differing = [name for name in a2c if a2c[name] != ppo[name]]
+    assert differing == ["policy_loss"], f"A2C's and PPO's copies of {differing} drifted apart"
+
+
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_ddpg_td3_and_sac_share_their_plumbing_unchanged(framework):
+    learners = {algo: methods(ROOT / "rlkit" / "algos" / algo / f"{framework}.py") for algo in ("ddpg", "td3", "sac")}
+    for name in OFF_POLICY_PLUMBING:
+        copies = {algo: found[name] for algo, found in learners.items()}
+        assert len(set(copies.values())) == 1, f"{framework} {name} differs between {sorted(copies)}"
 
 
 def includes() -> list[tuple[str, Path, list[str]]]:
