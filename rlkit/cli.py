@@ -104,7 +104,18 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
         description="Export a saved agent's greedy policy (observation in, action out) and check it against the agent.",
     )
     export.add_argument("path", help="checkpoint written by rlkit train --save")
-    export.add_argument("--format", default="onnx", choices=["onnx", "savedmodel"], help="onnx (default) or savedmodel")
+    export.add_argument(
+        "--format",
+        default="onnx",
+        choices=["onnx", "savedmodel", "litert"],
+        help="onnx (default), savedmodel or litert",
+    )
+    export.add_argument(
+        "--quantize",
+        default=None,
+        choices=["int8"],
+        help="litert only: int8 weights and activations",
+    )
     export.add_argument("--output", default=None, help="where to write it (default: next to the checkpoint)")
     export.add_argument("--force", action="store_true", help="overwrite an existing file at the output path")
 
@@ -263,8 +274,9 @@ def run_logdir(checkpoint: str | Path) -> Path | None:
 
 
 def export_agent(args: argparse.Namespace) -> None:
-    """``rlkit export``: write the file, then run it against the agent (onnxruntime, or TensorFlow for a
-    SavedModel) on observations of its environment and print the largest difference."""
+    """``rlkit export``: write the file, then run it against the agent (onnxruntime, TensorFlow for a
+    SavedModel, the LiteRT interpreter for a .tflite file) on observations of its environment and print the
+    largest difference."""
     import rlkit
     from rlkit import export
 
@@ -273,14 +285,17 @@ def export_agent(args: argparse.Namespace) -> None:
     # the checkpoint's name without its suffix: run.v2.pt -> run.v2.onnx
     suffixes = (".weights.h5", ".keras", ".pt")
     stem = next((source.name[: -len(s)] for s in suffixes if source.name.endswith(s)), source.stem)
-    default = source.with_name(stem + (".onnx" if args.format == "onnx" else "_savedmodel"))
+    ending = {"onnx": ".onnx", "savedmodel": "_savedmodel", "litert": "_int8.tflite" if args.quantize else ".tflite"}
+    default = source.with_name(stem + ending[args.format])
     output = Path(args.output or default)
     if output.exists() and not args.force:
         origin = _came_from(output)
         raise RlkitError(f"'{output}' already exists{origin}: pass --force to overwrite it, or choose --output PATH")
-    path = export.export(agent, output, format=args.format, source=str(source))
+    path = export.export(agent, output, format=args.format, source=str(source), quantize=args.quantize)
     if args.format == "onnx":
         parity = export.onnx_parity(agent, path)
+    elif args.format == "litert":
+        parity = export.litert_parity(agent, path)
     else:
         parity = export.compare(agent, export.saved_model_policy(path), export.observations(agent, 256))
     print(f"exported {agent.algo} ({agent.framework}) to {path}")

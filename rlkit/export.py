@@ -1,4 +1,5 @@
-"""Export a trained agent's greedy policy to ONNX or a TensorFlow SavedModel: observations in, actions out.
+"""Export a trained agent's greedy policy to ONNX, a TensorFlow SavedModel or LiteRT: observations in,
+actions out.
 
 What the agent does in numpy around its network goes into the exported graph too, so that the file is the
 whole policy and a runtime needs no rlkit: PPO's and A2C's observation normalisation, then the action
@@ -10,11 +11,15 @@ to a tolerance for discrete policies too.
 
 * torch agents export with ``torch.onnx.export`` (torch 2.13's default exporter goes through
   ``torch.export`` and needs ``onnx`` and ``onnxscript``);
-* TensorFlow agents export one ``tf.function`` to both formats: ``tf.saved_model.save`` and tf2onnx (the
-  converter Keras' own ``model.export(format="onnx")`` calls).
+* TensorFlow agents export one ``tf.function`` to all three: ``tf.saved_model.save``, tf2onnx (the
+  converter Keras' own ``model.export(format="onnx")`` calls) and TensorFlow's LiteRT converter (the
+  ``.tflite`` flatbuffer that phones and microcontrollers run), optionally quantized to int8;
+* a torch agent exports to LiteRT through its TensorFlow twin (``agent.in_framework("tf")``): the twins
+  share one weight layout, so the converted graph holds exactly the torch agent's weights.
 
-The batch dimension stays dynamic. :func:`onnx_parity` runs the file in onnxruntime against ``agent.act``.
-All of it needs the ``export`` extra: ``pip install 'rlkit-course[export]'``.
+The batch dimension stays dynamic. :func:`onnx_parity` runs the file in onnxruntime against ``agent.act``,
+:func:`litert_parity` runs a LiteRT file in the LiteRT interpreter (``ai-edge-litert``). All of it needs the
+``export`` extra: ``pip install 'rlkit-course[export]'``.
 """
 
 from __future__ import annotations
@@ -32,7 +37,9 @@ import numpy as np
 from rlkit.errors import RlkitError
 from rlkit.policy_plan import PolicyPlan
 
-FORMATS = ("onnx", "savedmodel")
+FORMATS = ("onnx", "savedmodel", "litert")
+#: LiteRT only: None (float32) or "int8" (weights and activations; inputs and outputs stay float32).
+QUANTIZATIONS = (None, "int8")
 
 
 def policy_plan(agent) -> PolicyPlan:
@@ -157,7 +164,7 @@ def tf_policy(agent):
                 action = tf.clip_by_value(action, plan.low, plan.high)  # as torch's: tanh can overshoot by an ulp
             return {"action": action, "output": output}
 
-    return Policy(policy_network(agent))
+    return Policy(policy_network(agent.in_framework("tf")))
 
 
 def export_tf_onnx(agent, path: Path) -> Path:
@@ -186,32 +193,72 @@ def export_saved_model(agent, path: str | Path) -> Path:
     return Path(path)
 
 
+def export_litert(agent, path: str | Path, quantize: str | None = None, calibration: int = 512) -> Path:
+    """The policy as a LiteRT flatbuffer (``.tflite``), converted from its TensorFlow graph.
+
+    ``quantize="int8"`` stores weights and computes activations in int8 where LiteRT has int8 kernels
+    (inputs and outputs stay float32); the activations' ranges are calibrated on ``calibration`` of the
+    agent's own observations (:func:`observations`), which is what full-integer quantization needs.
+    """
+    import tensorflow as tf
+
+    if quantize not in QUANTIZATIONS:
+        raise RlkitError(f"quantize must be None or 'int8', got {quantize!r}")
+    # the converter would keep Keras 3's weights as resource variables (READ_VARIABLE ops, which int8
+    # calibration cannot run); frozen into constants, they become plain FULLY_CONNECTED weights
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    policy = tf_policy(agent)  # held: the traced function refers to it weakly
+    frozen = convert_variables_to_constants_v2(policy.__call__.get_concrete_function())
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([frozen])
+    if quantize == "int8":
+        samples = observations(agent, calibration)
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.representative_dataset = lambda: ([row[None]] for row in samples)
+    with _quiet("tensorflow"):
+        Path(path).write_bytes(converter.convert())
+    return Path(path)
+
+
 # --- both ----------------------------------------------------------------------------------------------
 
 
 def export(
-    agent, path: str | Path, format: str = "onnx", example: np.ndarray | None = None, source: str | None = None
+    agent,
+    path: str | Path,
+    format: str = "onnx",
+    example: np.ndarray | None = None,
+    source: str | None = None,
+    quantize: str | None = None,
 ) -> Path:
-    """Write ``agent``'s greedy policy to ``path`` as ``format`` ("onnx" or "savedmodel"); returns the path.
+    """Write ``agent``'s greedy policy to ``path`` as ``format`` ("onnx", "savedmodel" or "litert"); returns
+    the path.
 
-    ``example`` (torch agents, ONNX only) is the observation batch the exporter runs the module on. The file
-    records which agent it came from (:func:`exported_from`), with ``source`` (its checkpoint) when given.
+    ``example`` (torch agents, ONNX only) is the observation batch the exporter runs the module on;
+    ``quantize`` (LiteRT only) is None or "int8". An ONNX file or a SavedModel records which agent it came
+    from (:func:`exported_from`), with ``source`` (its checkpoint) when given.
     """
     if format not in FORMATS:
         raise RlkitError(f"export format must be one of {', '.join(FORMATS)}, got {format!r}")
+    if quantize is not None and format != "litert":
+        raise RlkitError(f"quantize= applies to format='litert' (LiteRT's int8 kernels), not to {format!r}")
     from rlkit.atomic import atomic_path
 
     path = Path(path)
     if format == "onnx" and agent.framework == "tf" and example is not None:
         raise RlkitError("example= applies to torch agents: tf2onnx converts a traced signature, not an example")
     with atomic_path(path) as temporary:  # a failed or killed export keeps an earlier file whole
-        if format == "savedmodel":
+        if format == "litert":
+            require("ai_edge_litert")
+            export_litert(agent, temporary, quantize)
+        elif format == "savedmodel":
             export_saved_model(agent, temporary)
         elif agent.framework == "torch":
             export_torch_onnx(agent, temporary, example)
         else:
             export_tf_onnx(agent, temporary)
-        _record_origin(temporary, format, _origin(agent, source))
+        if format != "litert":  # a flatbuffer has no free-form metadata field runtimes ignore
+            _record_origin(temporary, format, _origin(agent, source))
     return path
 
 
@@ -284,6 +331,31 @@ def saved_model_policy(path: str | Path):
     return run
 
 
+def litert_policy(path: str | Path):
+    """A function ``obs -> (action, output)`` running a LiteRT file in the LiteRT interpreter on the CPU
+    (outputs in the order the exported function returns them: ``action``, then ``output``)."""
+    require("ai_edge_litert")
+    from ai_edge_litert.interpreter import Interpreter
+
+    interpreter = Interpreter(model_path=str(path), num_threads=1)
+    (obs_input,) = interpreter.get_input_details()
+    action, output = (detail["index"] for detail in interpreter.get_output_details())
+    rows = None
+
+    def run(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        nonlocal rows
+        obs = np.asarray(obs, dtype=np.float32)
+        if len(obs) != rows:  # the batch size is dynamic: the interpreter is resized when it changes
+            interpreter.resize_tensor_input(obs_input["index"], obs.shape)
+            interpreter.allocate_tensors()
+            rows = len(obs)
+        interpreter.set_tensor(obs_input["index"], obs)
+        interpreter.invoke()
+        return interpreter.get_tensor(action).copy(), interpreter.get_tensor(output).copy()
+
+    return run
+
+
 def observations(agent, count: int, seed: int = 0) -> np.ndarray:
     """``count`` observations the policy meets: its own greedy episodes in the environment it was trained on
     (standard-normal draws when that environment is not a registered id)."""
@@ -348,6 +420,12 @@ def compare(agent, run, obs: np.ndarray) -> Parity:
 def onnx_parity(agent, path: str | Path, count: int = 256, seed: int = 0) -> Parity:
     """Run the ONNX file in onnxruntime on ``count`` observations of the agent's environment and compare."""
     return compare(agent, onnx_policy(path), observations(agent, count, seed))
+
+
+def litert_parity(agent, path: str | Path, count: int = 256, seed: int = 0) -> Parity:
+    """Run the LiteRT file in the LiteRT interpreter on ``count`` observations of the agent's environment and
+    compare."""
+    return compare(agent, litert_policy(path), observations(agent, count, seed))
 
 
 @contextlib.contextmanager

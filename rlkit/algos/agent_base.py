@@ -161,6 +161,42 @@ class Agent:
         """Algorithm-specific metadata a checkpoint needs to rebuild the agent."""
         return {}
 
+    def metadata(self) -> dict:
+        """What a checkpoint records to rebuild this agent (:meth:`from_meta`), its weights aside."""
+        return {
+            "layout": LAYOUT,
+            "rlkit_version": __version__,
+            "algo": self.algo,
+            "framework": self.framework,
+            "env_id": self.env_id,
+            "obs_dim": self.obs_dim,
+            "config": self.config.to_dict(),
+            **self.checkpoint_extra(),
+        }
+
+    @classmethod
+    def from_meta(cls, meta: dict, device: str = "cpu") -> Agent:
+        """A fresh agent (untrained weights) of the kind :meth:`metadata` describes, its learner on ``device``."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path, meta: dict, device: str = "cpu") -> Agent:
+        """The agent saved at ``path`` (``meta``: its metadata), its learner on ``device``."""
+        agent = cls.from_meta(meta, device)
+        agent.learner.load(path)
+        agent.refresh()
+        return agent
+
+    def in_framework(self, framework: str) -> Agent:
+        """The same agent with a learner of the other framework (or itself): the twins share one weight
+        layout, so the weights carry over exactly. Export uses it to convert a torch policy with
+        TensorFlow's tools (LiteRT)."""
+        if framework == self.framework:
+            return self
+        twin = type(self).from_meta({**self.metadata(), "framework": framework})
+        twin.set_weights(self.get_weights())
+        return twin
+
     def save(self, path: str | Path, resumable: bool = False, replay_buffer: bool = True) -> Path:
         """Write the agent to ``path`` (.pt for torch, .keras or .weights.h5 for TensorFlow).
 
@@ -184,16 +220,7 @@ class Agent:
         path = Path(path)
         if resumable and self.loop is None:
             raise RlkitError("this agent has no run in progress to resume: train it first (rlkit.train)")
-        meta = {
-            "layout": LAYOUT,
-            "rlkit_version": __version__,
-            "algo": self.algo,
-            "framework": self.framework,
-            "env_id": self.env_id,
-            "obs_dim": self.obs_dim,
-            "config": self.config.to_dict(),
-            **self.checkpoint_extra(),
-        }
+        meta = self.metadata()
         state_path, previous = training_state_path(path), previous_state_path(path)
         if resumable:
             meta["state_id"] = uuid.uuid4().hex

@@ -1,5 +1,6 @@
-"""Exported policies (ONNX through onnxruntime, TF SavedModel) act exactly as the agent does, post-processing
-included, and ``rlkit export`` writes and checks them."""
+"""Exported policies (ONNX through onnxruntime, TF SavedModel, LiteRT through its interpreter) act exactly as the
+agent does, post-processing included (LiteRT's int8 files within what int8 allows), and ``rlkit export`` writes
+and checks them."""
 
 from __future__ import annotations
 
@@ -86,10 +87,41 @@ def test_cli_exports_and_reports_parity(tmp_path, capsys):
     assert parity.max_action_diff < 1e-5
 
 
+def test_cli_exports_an_int8_litert_policy(tmp_path, capsys):
+    pytest.importorskip("ai_edge_litert", reason="needs the export extra: pip install 'rlkit-course[export]'")
+    checkpoint = make_agent("dqn", "CartPole-v1", "torch").save(tmp_path / "agent.pt")
+    assert main(["export", str(checkpoint), "--format", "litert", "--quantize", "int8"]) == 0
+    assert (tmp_path / "agent_int8.tflite").is_file()
+    assert "256 observations" in capsys.readouterr().out
+
+
 def test_cli_refuses_a_saved_model_of_a_torch_agent(tmp_path, capsys):
     checkpoint = make_agent("dqn", "CartPole-v1", "torch").save(tmp_path / "agent.pt")
     assert main(["export", str(checkpoint), "--format", "savedmodel"]) == 2
     assert "rlkit: error: a SavedModel is TensorFlow's format" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("algo", "env", "framework"), CASES)
+def test_litert_export_acts_like_the_agent(algo, env, framework, tmp_path):
+    """A torch agent converts through its TensorFlow twin: the same weights, so the same actions."""
+    pytest.importorskip("ai_edge_litert", reason="needs the export extra: pip install 'rlkit-course[export]'")
+    agent = make_agent(algo, env, framework)
+    parity = export.litert_parity(agent, export.export(agent, tmp_path / "policy.tflite", format="litert"))
+    assert parity.action_mismatches == 0, parity
+    assert parity.max_action_diff < 1e-5 and parity.relative_output_diff < 1e-5, parity
+
+
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_an_int8_litert_policy_is_smaller_and_close(framework, tmp_path):
+    """int8 weights: the file shrinks (not 4x: a file this small is partly structure), and the outputs move by
+    about the quantization step, a few percent of their range, not more."""
+    pytest.importorskip("ai_edge_litert", reason="needs the export extra: pip install 'rlkit-course[export]'")
+    agent = make_agent("sac", "Pendulum-v1", framework)
+    plain = export.export(agent, tmp_path / "policy.tflite", format="litert")
+    small = export.export(agent, tmp_path / "policy_int8.tflite", format="litert", quantize="int8")
+    assert small.stat().st_size < 0.7 * plain.stat().st_size, (small.stat().st_size, plain.stat().st_size)
+    exact, quantized = export.litert_parity(agent, plain), export.litert_parity(agent, small)
+    assert exact.relative_output_diff < 1e-5 < quantized.relative_output_diff < 0.1, (exact, quantized)
 
 
 def test_a_missing_extra_says_what_to_install(monkeypatch, tmp_path):
@@ -101,5 +133,7 @@ def test_a_missing_extra_says_what_to_install(monkeypatch, tmp_path):
 
 
 def test_unknown_format_is_refused():
-    with pytest.raises(export.RlkitError, match="export format must be one of onnx, savedmodel, got 'tflite'"):
+    with pytest.raises(export.RlkitError, match="export format must be one of onnx, savedmodel, litert, got 'tflite'"):
         export.export(object(), "policy.tflite", format="tflite")
+    with pytest.raises(export.RlkitError, match="quantize= applies to format='litert'"):
+        export.export(object(), "policy.onnx", quantize="int8")

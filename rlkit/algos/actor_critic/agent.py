@@ -8,7 +8,6 @@ GAE in numpy; then hand ``epochs`` shuffled passes of minibatch indices to the l
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 
@@ -220,12 +219,11 @@ class ActorCriticAgent(Agent):
         return {"action": action, "obs_normalizer": self.obs_normalizer.stats.state()}
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path, meta: dict, device: str = "cpu") -> ActorCriticAgent:
+    def from_meta(cls, meta: dict, device: str = "cpu") -> ActorCriticAgent:
         config = cls.config_class(**meta["config"])
         action = {k: (np.asarray(v, dtype=np.float32) if isinstance(v, list) else v) for k, v in meta["action"].items()}
         shape = (meta["obs_dim"], action_dim(action), action["discrete"])
         learner = cls.learner_class(meta["framework"])(*shape, config, device=device)
-        learner.load(path)
         agent = cls(learner, meta["env_id"], meta["obs_dim"], action, config)
         agent.obs_normalizer.stats.load_state(meta["obs_normalizer"])
         return agent

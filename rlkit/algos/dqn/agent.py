@@ -114,10 +114,9 @@ class DQNAgent(replay.ReplayAgent):
         return {"n_actions": self.n_actions}
 
     @classmethod
-    def from_checkpoint(cls, path, meta: dict, device: str = "cpu") -> DQNAgent:
+    def from_meta(cls, meta: dict, device: str = "cpu") -> DQNAgent:
         config = cls.config_class(**meta["config"])
         learner = cls.learner_class(meta["framework"])(meta["obs_dim"], meta["n_actions"], config, device=device)
-        learner.load(path)
         return cls(learner, meta["env_id"], meta["obs_dim"], meta["n_actions"], config)
 
 

@@ -9,8 +9,6 @@ SAC's samples) is drawn in numpy from the run's generator, so a seed fixes a run
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from rlkit.algos import replay
@@ -110,11 +108,10 @@ class OffPolicyAgent(replay.ReplayAgent):
         return {"action": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.action.items()}}
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path, meta: dict, device: str = "cpu") -> OffPolicyAgent:
+    def from_meta(cls, meta: dict, device: str = "cpu") -> OffPolicyAgent:
         config = cls.config_class(**meta["config"])
         action = dict(meta["action"], shape=tuple(meta["action"]["shape"]))
         action["low"], action["high"] = (np.asarray(action[k], dtype=np.float32) for k in ("low", "high"))
         action_dim = int(np.prod(action["shape"]))
         learner = cls.learner_class(meta["framework"])(meta["obs_dim"], action_dim, config, device=device)
-        learner.load(path)
         return cls(learner, meta["env_id"], meta["obs_dim"], action, config)

@@ -1,0 +1,119 @@
+"""Benchmark: a trained policy deployed as a LiteRT file, float32 and int8, against the agent's own numpy path.
+
+For DQN and PPO on CartPole-v1 and SAC on Pendulum-v1, in both frameworks, it trains the default agent until
+it solves (``stop_when_solved``), exports it with ``rlkit.export`` (a torch agent through its TensorFlow
+twin), and measures for the float32 and the int8 file:
+
+- the file's size;
+- the latency of one action for one observation (batch 1, as a robot's control loop asks), median over
+  rounds in which the agent's numpy path, onnxruntime and each LiteRT file take turns;
+- agreement with the agent on 256 observations of its own episodes (actions equal, or the largest action
+  difference for continuous actions);
+- the mean return of 20 evaluation episodes acting through each file.
+
+It settles what can be measured here of the source notes' claim that quantization cuts inference latency by
+at least 40% on edge devices: on this x86 CPU, not on an ARM board (not measured).
+
+    python -m benchmarks.costs.litert --out benchmarks/results/litert.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import rlkit
+from benchmarks._results_file import provenance
+from rlkit import export
+
+CASES = [("dqn", "CartPole-v1"), ("ppo", "CartPole-v1"), ("sac", "Pendulum-v1")]
+
+
+def latencies_us(runs: dict, obs: np.ndarray, rounds: int = 30, calls: int = 200) -> dict[str, float]:
+    """Median microseconds per single-observation call of each runner, the runners taking turns each round."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            for row in obs[:calls]:
+                run(row[None])
+            times[name].append(1e6 * (time.perf_counter() - start) / calls)
+    return {name: float(np.median(values)) for name, values in times.items()}
+
+
+def episode_returns(act, env_id: str, episodes: int = 20, seed: int = 1000) -> list[float]:
+    import gymnasium as gym
+
+    env, returns = gym.make(env_id), []
+    for episode in range(episodes):
+        obs, _ = env.reset(seed=seed + episode)
+        total, done = 0.0, False
+        while not done:
+            obs, reward, terminated, truncated, _ = env.step(act(np.asarray(obs, dtype=np.float32)))
+            total, done = total + float(reward), terminated or truncated
+        returns.append(total)
+    env.close()
+    return returns
+
+
+def measure(algo: str, env_id: str, framework: str, seed: int, folder: Path) -> dict:
+    result = rlkit.train(algo, env_id, framework=framework, seed=seed, stop_when_solved=True, progress=False)
+    agent = result.agent
+    files = {
+        "float32": export.export(agent, folder / f"{algo}-{framework}.tflite", format="litert"),
+        "int8": export.export(agent, folder / f"{algo}-{framework}-int8.tflite", format="litert", quantize="int8"),
+    }
+    onnx = export.export(agent, folder / f"{algo}-{framework}.onnx")
+    obs = export.observations(agent, 256, seed=seed)
+    policies = {name: export.litert_policy(path) for name, path in files.items()}
+    runs = {"numpy (agent.act)": lambda o: agent.act(o), "onnxruntime": export.onnx_policy(onnx), **policies}
+    discrete = export.policy_plan(agent).kind == "argmax"
+
+    def acting(run):
+        return lambda o: int(run(o[None])[0][0]) if discrete else run(o[None])[0][0]
+
+    row = {
+        "algo": algo,
+        "env": env_id,
+        "framework": framework,
+        "seed": seed,
+        "solved_at_step": result.solved_at_step,
+        "latency_us": latencies_us(runs, obs),
+        "returns": {"agent": float(np.mean(episode_returns(lambda o: agent.act(o), env_id)))},
+    }
+    for name, path in files.items():
+        parity = export.compare(agent, policies[name], obs)
+        row[name] = {
+            "bytes": path.stat().st_size,
+            "actions_equal": 1.0 - parity.action_mismatches / parity.count if discrete else None,
+            "max_action_diff": parity.max_action_diff,
+            "relative_output_diff": parity.relative_output_diff,
+        }
+        row["returns"][name] = float(np.mean(episode_returns(acting(policies[name]), env_id)))
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default="benchmarks/results/litert.json")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for algo, env_id in CASES:
+            for framework in ("torch", "tf"):
+                row = measure(algo, env_id, framework, args.seed, Path(folder))
+                print(json.dumps(row), flush=True)
+                rows.append(row)
+    document = {"provenance": provenance("benchmarks.costs.litert"), "rows": rows}
+    Path(args.out).write_text(json.dumps(document, indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
