@@ -210,7 +210,7 @@ def export_litert(agent, path: str | Path, quantize: str | None = None, calibrat
 
     policy = tf_policy(agent)  # held: the traced function refers to it weakly
     frozen = convert_variables_to_constants_v2(policy.__call__.get_concrete_function())
-    converter = tf.lite.TFLiteConverter.from_concrete_functions([frozen])
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([frozen], policy)
     if quantize == "int8":
         samples = observations(agent, calibration)
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
@@ -332,26 +332,19 @@ def saved_model_policy(path: str | Path):
 
 
 def litert_policy(path: str | Path):
-    """A function ``obs -> (action, output)`` running a LiteRT file in the LiteRT interpreter on the CPU
-    (outputs in the order the exported function returns them: ``action``, then ``output``)."""
+    """A function ``obs -> (action, output)`` running a LiteRT file in the LiteRT interpreter on the CPU.
+
+    The file's signature names its outputs by position (``output_0``, ``output_1``: the exported function's
+    ``action`` and ``output``, in the order TensorFlow flattens a dict, by key).
+    """
     require("ai_edge_litert")
     from ai_edge_litert.interpreter import Interpreter
 
-    interpreter = Interpreter(model_path=str(path), num_threads=1)
-    (obs_input,) = interpreter.get_input_details()
-    action, output = (detail["index"] for detail in interpreter.get_output_details())
-    rows = None
+    runner = Interpreter(model_path=str(path), num_threads=1).get_signature_runner("serving_default")
 
     def run(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        nonlocal rows
-        obs = np.asarray(obs, dtype=np.float32)
-        if len(obs) != rows:  # the batch size is dynamic: the interpreter is resized when it changes
-            interpreter.resize_tensor_input(obs_input["index"], obs.shape)
-            interpreter.allocate_tensors()
-            rows = len(obs)
-        interpreter.set_tensor(obs_input["index"], obs)
-        interpreter.invoke()
-        return interpreter.get_tensor(action).copy(), interpreter.get_tensor(output).copy()
+        outputs = runner(obs=np.asarray(obs, dtype=np.float32))
+        return outputs["output_0"], outputs["output_1"]
 
     return run
 
@@ -437,6 +430,8 @@ def _quiet(logger: str):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
+            # LiteRT's int8 converter asks for input statistics that float inputs do not need
+            warnings.filterwarnings("ignore", message="Statistics for quantized inputs", category=UserWarning)
             yield
     finally:
         log.setLevel(level)
