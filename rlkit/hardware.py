@@ -12,8 +12,8 @@ Devices: learners of both frameworks take ``device=`` ("cpu", the default; "cuda
 :func:`on_learner_device`, which run the learner inside ``tf.device``: left to itself, a TensorFlow GPU build
 puts every op on the GPU, whatever the learner was asked for. :func:`configure_tensorflow` turns on memory
 growth, so TensorFlow takes GPU memory as it needs it instead of nearly all of it at start, and torch can
-share the card. Acting stays in numpy on the
-CPU whatever the device: at batch size one a GPU call costs a transfer each way (chapter 43).
+share the card. Acting stays in numpy on the CPU whatever the device: at batch size one a GPU call costs a
+transfer each way (chapter 43).
 """
 
 from __future__ import annotations
