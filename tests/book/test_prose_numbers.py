@@ -1,0 +1,30 @@
+"""tools/prose_numbers.py finds the measured-looking numbers of chapter prose that no assert backs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import prose_numbers  # noqa: E402
+
+
+def chapter(tmp_path: Path, markdown: str, code: str = "") -> Path:
+    cells = [{"cell_type": "markdown", "source": [markdown]}, {"cell_type": "code", "source": [code]}]
+    path = tmp_path / "chapter.ipynb"
+    path.write_text(json.dumps({"cells": cells}))
+    return path
+
+
+def test_a_measured_number_without_an_assert_is_listed(tmp_path):
+    found = prose_numbers.unbacked(chapter(tmp_path, "The step took 3.2 ms here. It is fast."))
+    assert [sentence for _, sentence in found] == ["The step took 3.2 ms here."]
+
+
+def test_an_asserted_number_a_version_and_inline_code_are_not(tmp_path):
+    text = "The step took 3.2 ms with torch 2.13 and `x = 0.5` (a 4x speed-up)."
+    assert prose_numbers.unbacked(chapter(tmp_path, text, "assert ratio > 4 and ms < 3.2")) == []
+
