@@ -27,4 +27,3 @@ def test_a_measured_number_without_an_assert_is_listed(tmp_path):
 def test_an_asserted_number_a_version_and_inline_code_are_not(tmp_path):
     text = "The step took 3.2 ms with torch 2.13 and `x = 0.5` (a 4x speed-up)."
     assert prose_numbers.unbacked(chapter(tmp_path, text, "assert ratio > 4 and ms < 3.2")) == []
-
