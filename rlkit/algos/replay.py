@@ -83,6 +83,8 @@ class ReplayLoop(training.Loop):
     def advance(self, hooks) -> bool:
         """One vector step, and the burst of updates it makes due; True when a callback asks to stop."""
         agent, config, runner, logger = self.agent, self.agent.config, self.runner, self.logger
+        if agent.obs_normalizer is not None:
+            agent.obs_normalizer.stats.update(runner.obs)
         actions = self.exploration.actions(agent, runner.obs, self.step, self.rng)
         batch = runner.step(agent.to_env(actions))
         transitions = self.folder.step(
@@ -118,6 +120,8 @@ class ReplayLoop(training.Loop):
             indices = batches.pop("indices")
         else:
             batches = buffer.sample_many(config.gradient_steps, config.batch_size)
+        if agent.obs_normalizer is not None:  # the buffer keeps raw observations: today's statistics apply
+            batches["obs"], batches["next_obs"] = (agent.obs_normalizer(batches[key]) for key in ("obs", "next_obs"))
         noise = self.rng.standard_normal(agent.burst_noise_shape, dtype=np.float32)
         self.set_learning_rate(step)
         metrics = agent.learner.update_many({**batches, "noise": noise})
@@ -180,6 +184,10 @@ class ReplayAgent(Agent):
     #: None, or an object whose ``after_burst(agent, batches, metrics)`` returns extra metrics after a burst
     #: (the acting copy already refreshed) and that has ``state_dict`` / ``load_state_dict``.
     health = None
+
+    #: None, or the :class:`~rlkit.normalize.ObservationNormalizer` whose statistics the loop updates from
+    #: every step's observations and applies to every burst (DDPG, TD3 and SAC with ``normalize_obs``).
+    obs_normalizer = None
 
     @classmethod
     def make(cls, env_id: str, framework: str, config, seed: int = 0):

@@ -16,6 +16,7 @@ from rlkit.algos.off_policy.config import OffPolicyConfig
 from rlkit.envs import env_name, make_vec_env, space_info
 from rlkit.errors import RlkitError
 from rlkit.nets import mlp_forward
+from rlkit.normalize import ObservationNormalizer
 from rlkit.policy_plan import PolicyPlan
 
 
@@ -38,6 +39,8 @@ class OffPolicyAgent(replay.ReplayAgent):
         self.burst_noise_shape = (config.gradient_steps, learner.noise_draws, config.batch_size, self.action_dim)
         #: The critics' |TD errors| are computed only with ``prioritized`` (they cost a few ops per step).
         self.reports_priorities = config.prioritized
+        if config.normalize_obs:
+            self.obs_normalizer = ObservationNormalizer((obs_dim,))
         self.refresh()
 
     @classmethod
@@ -66,12 +69,24 @@ class OffPolicyAgent(replay.ReplayAgent):
         self._actor = self.learner.get_weights()[: 2 * (len(self.config.hidden_sizes) + 1)]
 
     def actor_output(self, obs: np.ndarray) -> np.ndarray:
-        """The actor network's raw output for a batch of observations (numpy, from the last refresh)."""
+        """The actor network's raw output for a batch of raw observations (numpy, from the last refresh),
+        standardised first with ``normalize_obs``."""
+        if self.obs_normalizer is not None:
+            obs = self.obs_normalizer(obs)
         return mlp_forward(self._actor, obs)
 
     def export_plan(self) -> PolicyPlan:
-        """tanh of the actor's first ``action_dim`` outputs, rescaled to the action bounds."""
-        return PolicyPlan(self.obs_dim, "tanh", self.action_dim, low=self.low, high=self.high)
+        """The observation standardisation (with ``normalize_obs``), then tanh of the actor's first
+        ``action_dim`` outputs, rescaled to the action bounds."""
+        stats = {}
+        if self.obs_normalizer is not None:
+            running = self.obs_normalizer.stats
+            stats = {
+                "obs_mean": running.mean.astype(np.float32),
+                "obs_std": np.sqrt(running.var + 1e-8).astype(np.float32),
+                "obs_clip": float(self.obs_normalizer.clip),
+            }
+        return PolicyPlan(self.obs_dim, "tanh", self.action_dim, low=self.low, high=self.high, **stats)
 
     def export_network(self):
         return self.learner.actor
@@ -104,8 +119,21 @@ class OffPolicyAgent(replay.ReplayAgent):
         actions = self.to_env(actions)
         return actions[0] if single else actions
 
+    def snapshot(self):
+        """Weights, and the observation statistics where there are some: the policy is both."""
+        stats = None if self.obs_normalizer is None else self.obs_normalizer.stats.state()
+        return self.get_weights(), stats
+
+    def restore(self, snapshot) -> None:
+        self.set_weights(snapshot[0])
+        if snapshot[1] is not None:
+            self.obs_normalizer.stats.load_state(snapshot[1])
+
     def checkpoint_extra(self) -> dict:
-        return {"action": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.action.items()}}
+        extra = {"action": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.action.items()}}
+        if self.obs_normalizer is not None:
+            extra["obs_normalizer"] = self.obs_normalizer.stats.state()
+        return extra
 
     @classmethod
     def from_meta(cls, meta: dict, device: str = "cpu") -> OffPolicyAgent:
@@ -114,4 +142,7 @@ class OffPolicyAgent(replay.ReplayAgent):
         action["low"], action["high"] = (np.asarray(action[k], dtype=np.float32) for k in ("low", "high"))
         action_dim = int(np.prod(action["shape"]))
         learner = cls.learner_class(meta["framework"])(meta["obs_dim"], action_dim, config, device=device)
-        return cls(learner, meta["env_id"], meta["obs_dim"], action, config)
+        agent = cls(learner, meta["env_id"], meta["obs_dim"], action, config)
+        if agent.obs_normalizer is not None:
+            agent.obs_normalizer.stats.load_state(meta["obs_normalizer"])
+        return agent

@@ -34,6 +34,12 @@ class OffPolicyConfig(ReplayConfig):
     #: Adam step sizes of the actor and of the critics where they differ from ``learning_rate`` (None: it).
     actor_lr: float | None = None
     critic_lr: float | None = None
+    #: Standardise observations by a running mean and variance (clipped to +-10), updated from every step's
+    #: observations. The buffer keeps the raw observations and each burst is standardised with the statistics
+    #: of the moment, as SB3's VecNormalize does for off-policy replay; the statistics are part of the policy
+    #: (checkpoints and exports carry them). For observations of very different scales (MuJoCo's); off by
+    #: default, where the course's tasks do not need it.
+    normalize_obs: bool = False
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [
