@@ -30,6 +30,7 @@ import numpy as np
 import rlkit
 from benchmarks._results_file import provenance
 from rlkit import export
+from rlkit.atomic import write_text
 
 CASES = [("dqn", "CartPole-v1"), ("ppo", "CartPole-v1"), ("sac", "Pendulum-v1")]
 
@@ -111,7 +112,7 @@ def main() -> None:
                 print(json.dumps(row), flush=True)
                 rows.append(row)
     document = {"provenance": provenance("benchmarks.costs.litert"), "rows": rows}
-    Path(args.out).write_text(json.dumps(document, indent=1) + "\n")
+    write_text(Path(args.out), json.dumps(document, indent=1) + "\n")  # atomic: a kill keeps the old file
     print(f"wrote {args.out}")
 
 
