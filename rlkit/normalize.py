@@ -54,6 +54,17 @@ class ObservationNormalizer:
         scaled = (obs - self.stats.mean) / np.sqrt(self.stats.var + 1e-8)
         return np.clip(scaled, -self.clip, self.clip).astype(np.float32)
 
+    def plan_fields(self) -> dict:
+        """The same standardisation as :class:`~rlkit.policy_plan.PolicyPlan` fields, for an exported graph
+        (none when disabled)."""
+        if not self.enabled:
+            return {}
+        return {
+            "obs_mean": self.stats.mean.astype(np.float32),
+            "obs_std": np.sqrt(self.stats.var + 1e-8).astype(np.float32),
+            "obs_clip": float(self.clip),
+        }
+
 
 class RewardScaler:
     """Divides rewards by the running std of the discounted return of each environment."""

@@ -155,13 +155,7 @@ class ActorCriticAgent(Agent):
     def export_plan(self) -> PolicyPlan:
         """The observation normalisation, then argmax over the logits or the Gaussian mean clipped to the
         bounds."""
-        f32, normalizer, stats = np.float32, self.obs_normalizer, {}
-        if normalizer.enabled:
-            stats = {
-                "obs_mean": normalizer.stats.mean.astype(f32),
-                "obs_std": np.sqrt(normalizer.stats.var + 1e-8).astype(f32),
-                "obs_clip": float(normalizer.clip),
-            }
+        f32, stats = np.float32, self.obs_normalizer.plan_fields()
         if self.discrete:
             return PolicyPlan(self.obs_dim, "argmax", self.action["n"], **stats)
         low, high = (np.asarray(self.action[k], dtype=f32) for k in ("low", "high"))

@@ -78,14 +78,7 @@ class OffPolicyAgent(replay.ReplayAgent):
     def export_plan(self) -> PolicyPlan:
         """The observation standardisation (with ``normalize_obs``), then tanh of the actor's first
         ``action_dim`` outputs, rescaled to the action bounds."""
-        stats = {}
-        if self.obs_normalizer is not None:
-            running = self.obs_normalizer.stats
-            stats = {
-                "obs_mean": running.mean.astype(np.float32),
-                "obs_std": np.sqrt(running.var + 1e-8).astype(np.float32),
-                "obs_clip": float(self.obs_normalizer.clip),
-            }
+        stats = {} if self.obs_normalizer is None else self.obs_normalizer.plan_fields()
         return PolicyPlan(self.obs_dim, "tanh", self.action_dim, low=self.low, high=self.high, **stats)
 
     def export_network(self):
