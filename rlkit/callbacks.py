@@ -104,6 +104,24 @@ class StopWhenSolved(Callback):
         return self.in_a_row >= self.times
 
 
+class StopAt(Callback):
+    """Stop once ``step`` environment steps are done, with every schedule still that of the whole budget.
+
+    ``total_steps`` sets the schedules too (epsilon decays over a fraction of it, learning rates anneal over
+    it), so a run with a smaller ``total_steps`` is a different run, not the start of the long one. ``StopAt``
+    gives the first part of the long one: what a chapter shows live beside the committed whole curve, or a
+    first leg that ``SaveCheckpoints(..., resumable=True)`` and ``rlkit.train(resume=...)`` can continue.
+    """
+
+    def __init__(self, step: int) -> None:
+        if not is_count(step):
+            raise RlkitError(f"StopAt step must be a positive int (environment steps), got {step!r}")
+        self.step = step
+
+    def on_step(self, run) -> bool:
+        return run.step >= self.step
+
+
 class SaveCheckpoints(Callback):
     """Save the agent every ``every`` environment steps (at the first update at or after each multiple) as
     ``step_<N>.<ext>`` and, when ``best``, the agent of the best evaluation so far as ``best.<ext>`` (.pt for

@@ -258,6 +258,16 @@ def space_info(space: gym.Space) -> dict:
     raise RlkitError(f"rlkit supports Discrete and Box spaces, got {space}")
 
 
+def as_float32(obs: np.ndarray) -> np.ndarray:
+    """Observations as float32, cast once where they leave the environment.
+
+    MuJoCo's observations are float64; the networks, buffers and exports all work in float32. Cast here, a
+    float64 batch would reach the numpy acting path (float64 matrix products, twice the cost, a policy that
+    differs in the last bits from the one trained) and be cast again at every store.
+    """
+    return obs.astype(np.float32) if obs.dtype == np.float64 else obs
+
+
 _NO_RETURNS = np.zeros(0, dtype=np.float64)
 _NO_LENGTHS = np.zeros(0, dtype=np.int64)
 
@@ -290,7 +300,8 @@ class EnvRunner:
 
     def __post_init__(self) -> None:
         n = self.envs.num_envs
-        self.obs, _ = self.envs.reset(seed=self.seed)
+        obs, _ = self.envs.reset(seed=self.seed)
+        self.obs = as_float32(obs)
         self._autoreset = np.zeros(n, dtype=bool)
         self._ep_return = np.zeros(n, dtype=np.float64)
         self._ep_length = np.zeros(n, dtype=np.int64)
@@ -335,6 +346,7 @@ class EnvRunner:
             self._ep_return[done] = 0.0
             self._ep_length[done] = 0
         self._autoreset = terminated | truncated
+        next_obs = as_float32(next_obs)
         batch = Transitions(self.obs, actions, rewards, next_obs, terminated, truncated, valid)
         self.obs = next_obs
         return batch

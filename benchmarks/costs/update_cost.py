@@ -39,10 +39,11 @@ def task_sizes(env_id: str) -> tuple[int, int]:
     return sizes
 
 
-def random_burst(algo: str, learner, config, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    """K batches of random transitions that satisfy the learner's contract (fields stacked as (K, B, ...))."""
+def random_burst(algo: str, learner, config, rng: np.random.Generator, env: str | None = None) -> dict[str, np.ndarray]:
+    """K batches of random transitions that satisfy the learner's contract (fields stacked as (K, B, ...)),
+    sized for ``env`` (default: the algorithm's task)."""
     k, b = config.gradient_steps, config.batch_size
-    obs_dim, actions = task_sizes(TASKS[algo])
+    obs_dim, actions = task_sizes(env or TASKS[algo])
     burst = {
         "obs": rng.standard_normal((k, b, obs_dim), dtype=np.float32),
         "rewards": rng.standard_normal((k, b), dtype=np.float32),
@@ -66,14 +67,17 @@ def timed(learner, burst: dict[str, np.ndarray]) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def measure(algo: str, frameworks: list[str], repeats: int) -> dict[str, dict[str, float]]:
-    """First-burst seconds and median ms per gradient step (wall, CPU) of each framework's learner."""
-    entry = ALGORITHMS[algo]
-    config = entry.config_class.for_env(TASKS[algo])
-    obs_dim, actions = task_sizes(TASKS[algo])
+def measure(
+    algo: str, frameworks: list[str], repeats: int, env: str | None = None, **overrides
+) -> dict[str, dict[str, float]]:
+    """First-burst seconds and median ms per gradient step (wall, CPU) of each framework's learner, on
+    ``env``'s sizes (default: the algorithm's task) with the config's defaults there and ``overrides``."""
+    entry, env = ALGORITHMS[algo], env or TASKS[algo]
+    config = entry.config_class.for_env(env, **overrides)
+    obs_dim, actions = task_sizes(env)
     learners = {fw: entry.agent_class.learner_class(fw)(obs_dim, actions, config, seed=0) for fw in frameworks}
     rng = np.random.default_rng(0)
-    bursts = [random_burst(algo, learners[frameworks[0]], config, rng) for _ in range(2)]
+    bursts = [random_burst(algo, learners[frameworks[0]], config, rng, env) for _ in range(2)]
     results = {fw: {"first_s": timed(learners[fw], bursts[0])[0], "wall": [], "cpu": []} for fw in frameworks}
     for repeat in range(repeats):
         for fw in frameworks:  # A B A B: the frameworks take turns

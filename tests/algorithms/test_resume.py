@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import rlkit
-from rlkit.callbacks import SaveCheckpoints
-from rlkit.errors import CheckpointError
+from rlkit.callbacks import SaveCheckpoints, StopAt
+from rlkit.errors import CheckpointError, RlkitError
 
 RUNS = {  # algorithm -> (environment, total steps, settings): small, but past warm-ups and several updates
     "dqn": ("CartPole-v1", 2_000, {"learning_starts": 200, "train_every": 100, "gradient_steps": 20}),
@@ -51,6 +51,27 @@ def test_half_saved_and_resumed_equals_the_uninterrupted_run_bit_for_bit(algo, f
     for a, b in zip(whole.agent.get_weights(), resumed.agent.get_weights(), strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(whole.history.series("eval_return")[1], resumed.history.series("eval_return")[1])
+
+
+def test_stop_at_gives_the_first_part_of_the_long_run_which_resumes_to_its_end(tmp_path):
+    """StopAt keeps the whole budget's schedules: its run is the start of the long one (a shorter total_steps
+    is not: epsilon decays over a fraction of the budget), and it resumes to the long run's end, bit for bit."""
+    pytest.importorskip("torch")
+    env, _, settings = RUNS["dqn"]
+    settings = {**settings, **QUIET, "env": env, "seed": 3, "eval_every": 500, "eps_fraction": 0.5}
+    whole = rlkit.train("dqn", total_steps=2_000, **settings)
+    saver = SaveCheckpoints(tmp_path, every=1_000, resumable=True)
+    first = rlkit.train("dqn", total_steps=2_000, callbacks=[StopAt(1_000), saver], **settings)
+    shorter = rlkit.train("dqn", total_steps=1_000, **settings)
+    assert first.steps == 1_000
+    epsilon = {name: run.history.series("epsilon")[1] for name, run in [("whole", whole), ("first", first)]}
+    np.testing.assert_array_equal(epsilon["first"], epsilon["whole"][: len(epsilon["first"])])
+    assert shorter.history.series("epsilon")[1][0] < epsilon["first"][0]  # decaying over 500 steps, not 1,000
+    resumed = rlkit.train("dqn", resume=tmp_path / "step_1000.pt", progress=False)
+    for a, b in zip(whole.agent.get_weights(), resumed.agent.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(RlkitError, match="StopAt step must be a positive int"):
+        StopAt(0)
 
 
 def test_learn_goes_on_from_the_live_run_and_from_a_plain_checkpoint(tmp_path):

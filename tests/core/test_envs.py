@@ -54,3 +54,19 @@ def test_the_final_observation_of_a_truncated_episode_is_real():
     # the reset step's "next observation" is a fresh start, not a continuation of the final one
     assert not np.allclose(batches[3].next_obs, batches[2].next_obs)
     runner.close()
+
+
+def test_float64_observations_leave_the_runner_as_float32():
+    """MuJoCo's observations are float64: the runner casts them once, so acting and storing see float32."""
+    import gymnasium as gym
+
+    def float64_cartpole():
+        env = gym.make("CartPole-v1")
+        space = gym.spaces.Box(env.observation_space.low, env.observation_space.high, dtype=np.float64)
+        return gym.wrappers.TransformObservation(env, lambda obs: obs.astype(np.float64), space)
+
+    runner = EnvRunner(gym.vector.SyncVectorEnv([float64_cartpole, float64_cartpole]), seed=0)
+    assert runner.obs.dtype == np.float32
+    batch = runner.step(np.array([0, 1]))
+    assert batch.obs.dtype == batch.next_obs.dtype == runner.obs.dtype == np.float32
+    runner.close()

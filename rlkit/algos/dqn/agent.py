@@ -27,7 +27,9 @@ from rlkit.policy_plan import PolicyPlan
 #: Epsilon decays over ``eps_fraction`` of the budget, so a budget is measured as itself. Acrobot: at 25,000
 #: every seed of ten (0-4, 101-105) in both frameworks reached -100 by 15,000 steps, 1.67x
 #: (``benchmarks/RESULTS.md``). Rainbow's budgets start from this dictionary (``rlkit/algos/rainbow``).
-DEFAULT_TOTAL_STEPS = {"CartPole-v1": 50_000, "Acrobot-v1": 25_000, "MountainCar-v0": 200_000}
+DEFAULT_TOTAL_STEPS = {
+    "CartPole-v1": 50_000, "Acrobot-v1": 25_000, "MountainCar-v0": 200_000, "LunarLander-v3": 150_000,
+}  # fmt: skip
 FALLBACK_TOTAL_STEPS = 100_000
 
 

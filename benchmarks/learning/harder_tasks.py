@@ -1,0 +1,167 @@
+"""Benchmark: the tasks beyond classic control (LunarLander, MuJoCo), final agents, resumable runs.
+
+A LunarLander run takes minutes and a MuJoCo run an hour on a laptop's CPU: they will be interrupted. Each
+run therefore trains with a resumable checkpoint in its own folder under ``--runs`` (every ``--save-every``
+steps, the last one kept); started again with the same command, a run goes on from its last checkpoint
+exactly as if it had not stopped, and a run already in the results file is not repeated.
+
+For every (algorithm, task, framework, seed) it records the evaluation curve, the returns at
+:data:`MILESTONES` (the steps at which CleanRL's and RL Zoo's published curves are read), and the *final*
+agent's 20 greedy episodes on fresh seeds: their mean and standard deviation, "solved" (mean >= the task's
+threshold, 200 for LunarLander) and "graded" (mean - std >= 200, the Hugging Face course's pass mark).
+
+    python -m benchmarks.learning.harder_tasks --configs dqn:LunarLander-v3 --seeds 0 1 2
+    python -m benchmarks.learning.harder_tasks --configs sac:HalfCheetah-v5:torch --seeds 0 --steps 300000
+    python -m benchmarks.learning.harder_tasks --table
+    python -m benchmarks.learning.harder_tasks --set learning_rate=3e-4 --out try.json --configs ppo:LunarLander-v3
+
+Configurations are ``algo:env[:framework]`` as in ``benchmarks.learning.endings``; ``--steps`` overrides the
+default budget (``rlkit.train``'s for the task), ``--set`` the hyperparameters (recorded in the file).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks._results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
+from benchmarks.learning.endings import FINAL_EPISODES, FINAL_EVAL_SEED, diagnostics, parse_configs
+from rlkit.cli import parse_settings
+from rlkit.envs import solve_threshold
+
+RESULTS = Path(__file__).parents[1] / "results" / "harder_tasks.json"
+#: Where each run keeps its resumable checkpoint (ignored by git: ``benchmarks/runs/`` holds agents, not results).
+RUNS = Path(__file__).parents[1] / "runs" / "harder_tasks"
+#: Steps at which a run's evaluation curve is read for the comparison with published curves.
+MILESTONES = (100_000, 300_000)
+#: The Hugging Face course's pass mark for LunarLander: mean - std of the final agent's returns.
+GRADED_AT = 200.0
+
+
+def run_folder(runs: Path, algo: str, env: str, framework: str, seed: int) -> Path:
+    return runs / f"{algo}-{env}-{framework}-seed{seed}"
+
+
+def latest_checkpoint(folder: Path) -> Path | None:
+    """The resumable checkpoint with the most steps in ``folder`` (``step_<N>.pt`` / ``.keras``), or None."""
+    found = [path for path in folder.glob("step_*") if path.suffix in (".pt", ".keras")]
+    return max(found, key=lambda path: int(path.stem.split("_")[1]), default=None)
+
+
+def value_at(steps: list[int], returns: list[float], step: int) -> float | None:
+    """The last evaluation at or before ``step`` (None when the run evaluated nothing by then)."""
+    before = [value for at, value in zip(steps, returns, strict=True) if at <= step]
+    return before[-1] if before else None
+
+
+def run_one(task: tuple) -> dict:
+    """Train one run to the end of its budget (resuming it if a checkpoint is there); play its final agent."""
+    algo, env, framework, seed, steps, overrides, runs, save_every = task
+    import rlkit
+    from rlkit.callbacks import SaveCheckpoints
+    from rlkit.evaluate import play_episodes
+
+    folder = run_folder(runs, algo, env, framework, seed)
+    saver = SaveCheckpoints(folder, every=save_every, best=False, resumable=True, keep=1)
+    resume = latest_checkpoint(folder)
+    cpu, wall = time.process_time(), time.perf_counter()
+    if resume is None:
+        options = {"env": env, "framework": framework, "seed": seed, **overrides}
+    else:  # the checkpoint holds the run's settings; only the budget is said again
+        options = {}
+    result = rlkit.train(algo, total_steps=steps, callbacks=[saver], resume=resume, progress=False, **options)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    eval_steps, eval_returns = result.history.series("eval_return")
+    eval_steps, eval_returns = [int(s) for s in eval_steps], [float(r) for r in eval_returns]
+    final = play_episodes(result.agent, env, FINAL_EPISODES, FINAL_EVAL_SEED + 1_000 * seed)
+    threshold = solve_threshold(env)
+    return {
+        "algo": algo, "env": env, "framework": framework, "seed": seed, "overrides": overrides,
+        "budget": int(result.steps), "first_solved_at": result.solved_at_step,
+        "eval_steps": eval_steps, "eval_returns": eval_returns,
+        "at_milestones": {str(m): value_at(eval_steps, eval_returns, m) for m in MILESTONES},
+        "final_returns": [float(r) for r in final], "final_mean": float(final.mean()),
+        "final_std": float(final.std()), "final_solved": bool(final.mean() >= threshold),
+        "final_graded": bool(final.mean() - final.std() >= GRADED_AT),
+        "resumed_from": None if resume is None else resume.name,
+        "cpu_s_this_session": round(cpu, 2), "wall_s_this_session": round(wall, 2),
+        "diagnostics": diagnostics(result.history),
+        "settings": json.loads(json.dumps(dataclasses.asdict(result.config))),
+    }  # fmt: skip
+
+
+def key(run: dict) -> tuple:
+    return run["algo"], run["env"], run["framework"], run["seed"]
+
+
+def report(run: dict) -> str:
+    first = "-" if run["first_solved_at"] is None else f"{run['first_solved_at']:,}"
+    return (
+        f"{run['algo']:<5} {run['env']:<26} {run['framework']:<5} seed {run['seed']:>3}: first solved at {first:>8}, "
+        f"final agent {run['final_mean']:7.1f} +- {run['final_std']:5.1f} "
+        f"({'solved' if run['final_solved'] else 'NOT solved'}, {'graded' if run['final_graded'] else 'not graded'})"
+    )
+
+
+def table(document: dict) -> str:
+    """Per configuration: final agents solved and graded, worst and median final mean, median first solve."""
+    groups: dict[tuple, list[dict]] = {}
+    for run in sorted(document["runs"], key=key):
+        groups.setdefault((run["algo"], run["env"], run["framework"]), []).append(run)
+    lines = [
+        "| algorithm | task | framework | steps | final agent solved | mean - std >= 200 | worst final mean "
+        "| median final mean | median first solved at |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (algo, env, framework), runs in groups.items():
+        finals = np.array([run["final_mean"] for run in runs])
+        firsts = [run["first_solved_at"] for run in runs if run["first_solved_at"] is not None]
+        first = f"{int(np.median(firsts)):,}" if firsts else "-"
+        solved, graded = sum(r["final_solved"] for r in runs), sum(r["final_graded"] for r in runs)
+        lines.append(
+            f"| {algo} | {env} | {framework} | {runs[0]['budget']:,} | {solved}/{len(runs)} | {graded}/{len(runs)} "
+            f"| {finals.min():.1f} | {np.median(finals):.1f} | {first} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = seed_sweep_parser(__doc__, RESULTS)
+    parser.set_defaults(seeds=[0, 1, 2], workers=1)
+    parser.add_argument("--configs", nargs="+", metavar="ALGO:ENV[:FRAMEWORK]")
+    parser.add_argument("--steps", type=int, help="the budget (default: rlkit.train's for the task)")
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="hyperparameter overrides")
+    parser.add_argument("--runs", type=Path, default=RUNS, help="where the runs keep their checkpoints")
+    parser.add_argument("--save-every", type=int, default=10_000, help="steps between resumable checkpoints")
+    args = parser.parse_args()
+    check_sweep(parser, args)
+    if args.table:
+        print(table(json.loads(args.out.read_text())))
+        return
+    if not args.configs:
+        parser.error("--configs: name the runs (each takes minutes to hours), e.g. dqn:LunarLander-v3")
+    overrides = parse_settings(args.set)
+    document = {"provenance": provenance("benchmarks.learning.harder_tasks"), "runs": []}
+    if args.out.exists():  # runs already measured are kept, not repeated
+        document = json.loads(args.out.read_text())
+        if any(run["overrides"] != overrides for run in document["runs"]):
+            sys.exit(f"{args.out} holds runs with other --set overrides; use another --out")
+        document.setdefault("passes", []).append(provenance("benchmarks.learning.harder_tasks"))
+    done = {key(run) for run in document["runs"]}
+    tasks = [
+        (algo, env, framework, seed, args.steps, overrides, args.runs, args.save_every)
+        for algo, env, framework in parse_configs(args.configs)
+        for seed in args.seeds
+        if (algo, env, framework, seed) not in done
+    ]
+    run_into_file(document, args.out, run_one, tasks, args.workers, key, report)
+    print(table(document))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""benchmarks/learning/harder_tasks.py: long runs that are interrupted go on from their checkpoint as if they had
+not stopped, and a finished run is not run again."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+import pytest
+
+from tests.conftest import benchmark_script
+
+SHORT = {"learning_starts": 500, "eval_every": 500, "train_every": 100, "gradient_steps": 50}
+
+
+def test_an_interrupted_run_resumes_from_its_checkpoint_and_ends_as_an_uninterrupted_one(tmp_path, monkeypatch):
+    """Ctrl-C at step 1,200 (a real SIGINT, which rlkit turns into a resumable save in the run's folder); the same
+    task started again goes on from there and ends with the evaluations and final agent of a run never stopped."""
+    harder = benchmark_script("harder_tasks")
+    import rlkit.callbacks
+    from rlkit.errors import TrainingInterrupted
+
+    task = ("dqn", "CartPole-v1", "torch", 3, 2000, SHORT)
+    whole = harder.run_one((*task, tmp_path / "whole", 1000))
+    assert whole["resumed_from"] is None
+
+    class CtrlCAt1200(rlkit.callbacks.SaveCheckpoints):
+        def on_step(self, run):
+            if run.step == 1200:
+                os.kill(os.getpid(), signal.SIGINT)
+            return super().on_step(run)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(rlkit.callbacks, "SaveCheckpoints", CtrlCAt1200)
+        with pytest.raises(TrainingInterrupted):
+            harder.run_one((*task, tmp_path / "parts", 1000))
+    folder = harder.run_folder(tmp_path / "parts", *task[:4])
+    assert harder.latest_checkpoint(folder).name == "step_1200.pt"
+    resumed = harder.run_one((*task, tmp_path / "parts", 1000))
+    assert resumed["resumed_from"] == "step_1200.pt" and resumed["budget"] == 2000
+    for field in ("eval_steps", "eval_returns", "final_returns", "settings"):
+        assert resumed[field] == whole[field], field
+    assert resumed["at_milestones"] == {"100000": whole["eval_returns"][-1], "300000": whole["eval_returns"][-1]}
+    assert resumed["final_graded"] == (resumed["final_mean"] - resumed["final_std"] >= 200)
+
+
+def test_a_run_in_the_results_file_is_not_run_again(tmp_path, monkeypatch):
+    harder = benchmark_script("harder_tasks")
+    out = tmp_path / "harder.json"
+    run = {"algo": "dqn", "env": "CartPole-v1", "framework": "torch", "seed": 0, "overrides": {}}
+    out.write_text(json.dumps({"provenance": {}, "runs": [run]}))
+    started = []
+    monkeypatch.setattr(harder, "run_into_file", lambda document, out, run_one, tasks, *rest: started.extend(tasks))
+    monkeypatch.setattr(harder, "table", lambda document: "")
+    argv = ["harder_tasks", "--configs", "dqn:CartPole-v1:torch", "--seeds", "0", "1", "--out", str(out)]
+    monkeypatch.setattr("sys.argv", argv)
+    harder.main()
+    assert [task[3] for task in started] == [1]
