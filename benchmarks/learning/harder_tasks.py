@@ -3,7 +3,8 @@
 A LunarLander run takes minutes and a MuJoCo run an hour on a laptop's CPU: they will be interrupted. Each
 run therefore trains with a resumable checkpoint in its own folder under ``--runs`` (every ``--save-every``
 steps, the last one kept); started again with the same command, a run goes on from its last checkpoint
-exactly as if it had not stopped, and a run already in the results file is not repeated.
+exactly as if it had not stopped, and a run already in the results file is not repeated. The agent a run
+returns is saved beside its checkpoint (``final.pt`` / ``final.keras``), for videos and for a closer look.
 
 For every (algorithm, task, framework, seed) it records the evaluation curve, the returns at
 :data:`MILESTONES` (the steps at which CleanRL's and RL Zoo's published curves are read), and the *final*
@@ -74,11 +75,14 @@ def run_one(task: tuple) -> dict:
         options = {"env": env, "framework": framework, "seed": seed, **overrides}
     else:  # the checkpoint holds the run's settings; only the budget is said again
         options = {}
-    result = rlkit.train(algo, total_steps=steps, callbacks=[saver], resume=resume, progress=False, **options)
+    final = folder / f"final{'.pt' if framework == 'torch' else '.keras'}"  # the agent the run returns
+    result = rlkit.train(
+        algo, total_steps=steps, callbacks=[saver], resume=resume, save=final, progress=False, **options
+    )
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     eval_steps, eval_returns = result.history.series("eval_return")
     eval_steps, eval_returns = [int(s) for s in eval_steps], [float(r) for r in eval_returns]
-    final = play_episodes(result.agent, env, FINAL_EPISODES, FINAL_EVAL_SEED + 1_000 * seed)
+    final = play_episodes(result.agent, env, FINAL_EPISODES, FINAL_EVAL_SEED + 1_000 * seed)  # its returns
     threshold = solve_threshold(env)
     return {
         "algo": algo, "env": env, "framework": framework, "seed": seed, "overrides": overrides,

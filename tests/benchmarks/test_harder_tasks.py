@@ -19,6 +19,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_and_ends_as_an_uninterru
     task started again goes on from there and ends with the evaluations and final agent of a run never stopped."""
     harder = benchmark_script("harder_tasks")
     import rlkit.callbacks
+    from rlkit.evaluate import play_episodes
     from rlkit.errors import TrainingInterrupted
 
     task = ("dqn", "CartPole-v1", "torch", 3, 2000, SHORT)
@@ -39,6 +40,9 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_and_ends_as_an_uninterru
     assert harder.latest_checkpoint(folder).name == "step_1200.pt"
     resumed = harder.run_one((*task, tmp_path / "parts", 1000))
     assert resumed["resumed_from"] == "step_1200.pt" and resumed["budget"] == 2000
+    saved = rlkit.load(folder / "final.pt")  # the agent the run returned, kept beside its checkpoints
+    episodes = play_episodes(saved, "CartPole-v1", harder.FINAL_EPISODES, harder.FINAL_EVAL_SEED + 1_000 * 3)
+    assert episodes.tolist() == resumed["final_returns"]
     for field in ("eval_steps", "eval_returns", "final_returns", "settings"):
         assert resumed[field] == whole[field], field
     assert resumed["at_milestones"] == {"100000": whole["eval_returns"][-1], "300000": whole["eval_returns"][-1]}

@@ -61,14 +61,26 @@ EXTRA_OF_MODULE = {
 }
 
 
+# What Colab lacks, by the environments a chapter makes (gymnasium knows their ids without their engines).
+EXTRA_OF_ENVIRONMENT = {
+    "LunarLander": "box2d",
+    "BipedalWalker": "box2d",
+    "HalfCheetah": "mujoco",
+    "Hopper": "mujoco",
+    "Walker2d": "mujoco",
+}
+
+
 def extras_the_chapter_needs(path) -> set[str]:
-    """The optional extras (beyond ``colab``) whose packages the chapter's code imports."""
+    """The optional extras (beyond ``colab``) whose packages the chapter's code imports or whose environments
+    it makes."""
     code = "\n".join("".join(c["source"]) for c in load(path)["cells"] if c["cell_type"] == "code")
+    environments = {extra for name, extra in EXTRA_OF_ENVIRONMENT.items() if re.search(rf"\b{name}", code)}
     imported = set(re.findall(r"^\s*(?:from|import)\s+([\w.]+)", code, re.MULTILINE))
     imported |= {
         f"{package}.{name}" for package, name in re.findall(r"^\s*from\s+([\w.]+)\s+import\s+(\w+)", code, re.M)
     }
-    return {
+    return environments | {
         extra
         for module in imported
         for prefix, extra in EXTRA_OF_MODULE.items()
