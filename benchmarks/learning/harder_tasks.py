@@ -23,6 +23,7 @@ default budget (``rlkit.train``'s for the task), ``--set`` the hyperparameters (
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import sys
 import time
@@ -44,8 +45,13 @@ MILESTONES = (100_000, 300_000)
 GRADED_AT = 200.0
 
 
-def run_folder(runs: Path, algo: str, env: str, framework: str, seed: int) -> Path:
-    return runs / f"{algo}-{env}-{framework}-seed{seed}"
+def run_folder(runs: Path, algo: str, env: str, framework: str, seed: int, overrides: dict | None = None) -> Path:
+    """The run's own folder: a run with other ``--set`` overrides never continues this one's checkpoint."""
+    name = f"{algo}-{env}-{framework}-seed{seed}"
+    if overrides:
+        digest = hashlib.sha256(json.dumps(overrides, sort_keys=True, default=str).encode()).hexdigest()[:8]
+        name += f"-set{digest}"
+    return runs / name
 
 
 def latest_checkpoint(folder: Path) -> Path | None:
@@ -67,14 +73,12 @@ def run_one(task: tuple) -> dict:
     from rlkit.callbacks import SaveCheckpoints
     from rlkit.evaluate import play_episodes
 
-    folder = run_folder(runs, algo, env, framework, seed)
+    folder = run_folder(runs, algo, env, framework, seed, overrides)
     saver = SaveCheckpoints(folder, every=save_every, best=False, resumable=True, keep=1)
     resume = latest_checkpoint(folder)
     cpu, wall = time.process_time(), time.perf_counter()
-    if resume is None:
-        options = {"env": env, "framework": framework, "seed": seed, **overrides}
-    else:  # the checkpoint holds the run's settings; only the budget is said again
-        options = {}
+    # with resume=, rlkit refuses settings that differ from the checkpoint's, naming both
+    options = {"env": env, "framework": framework, "seed": seed, **overrides}
     final = folder / f"final{'.pt' if framework == 'torch' else '.keras'}"  # the agent the run returns
     result = rlkit.train(
         algo, total_steps=steps, callbacks=[saver], resume=resume, save=final, progress=False, **options

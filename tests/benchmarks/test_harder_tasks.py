@@ -36,7 +36,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_and_ends_as_an_uninterru
         patch.setattr(rlkit.callbacks, "SaveCheckpoints", CtrlCAt1200)
         with pytest.raises(TrainingInterrupted):
             harder.run_one((*task, tmp_path / "parts", 1000))
-    folder = harder.run_folder(tmp_path / "parts", *task[:4])
+    folder = harder.run_folder(tmp_path / "parts", *task[:4], SHORT)
     assert harder.latest_checkpoint(folder).name == "step_1200.pt"
     resumed = harder.run_one((*task, tmp_path / "parts", 1000))
     assert resumed["resumed_from"] == "step_1200.pt" and resumed["budget"] == 2000
@@ -61,3 +61,19 @@ def test_a_run_in_the_results_file_is_not_run_again(tmp_path, monkeypatch):
     monkeypatch.setattr("sys.argv", argv)
     harder.main()
     assert [task[3] for task in started] == [1]
+
+
+def test_runs_with_other_settings_keep_apart_and_a_checkpoint_of_other_settings_is_refused(tmp_path):
+    harder = benchmark_script("harder_tasks")
+    from rlkit.errors import RlkitError
+
+    defaults = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0)
+    assert defaults.name == "dqn-CartPole-v1-torch-seed0"
+    tuned = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, {"n_step": 3})
+    assert tuned != defaults and tuned == harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, {"n_step": 3})
+    harder.run_one(("dqn", "CartPole-v1", "torch", 0, 1000, SHORT, tmp_path, 1000))
+    folder = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, SHORT)
+    other = {**SHORT, "n_step": 3}
+    (folder.parent / harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, other).name).symlink_to(folder)
+    with pytest.raises(RlkitError, match="n_step"):  # a checkpoint of other settings, found in the folder
+        harder.run_one(("dqn", "CartPole-v1", "torch", 0, 2000, other, tmp_path, 1000))
