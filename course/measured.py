@@ -10,6 +10,7 @@ This reader is course code, not rlkit's: the library never reads files of the re
 from __future__ import annotations
 
 import json
+import tempfile
 import urllib.request
 from pathlib import Path
 
@@ -31,3 +32,21 @@ def committed_results(name: str) -> dict:
         return json.loads(local.read_text())
     with urllib.request.urlopen(RESULTS_URL + name, timeout=30) as response:
         return json.load(response)
+
+
+def committed_agent(name: str) -> Path:
+    """The path of the trained agent ``name`` in ``benchmarks/results/agents`` (e.g. a benchmark run's final
+    agent, for a chapter's video), from this checkout when there is one, else downloaded to a temporary folder.
+    Load it with ``rlkit.load``."""
+    if Path(name).name != name or not name.endswith((".pt", ".keras")):
+        raise ValueError(
+            f"name is a file name in benchmarks/results/agents ending in .pt or .keras, e.g. "
+            f"'dqn-LunarLander-v3-torch-seed2.pt'; got {name!r}"
+        )
+    local = RESULTS / "agents" / name
+    if local.exists():
+        return local
+    path = Path(tempfile.mkdtemp(prefix="rlkit-agent-")) / name
+    with urllib.request.urlopen(RESULTS_URL + "agents/" + name, timeout=30) as response:
+        path.write_bytes(response.read())
+    return path

@@ -19,8 +19,8 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_and_ends_as_an_uninterru
     task started again goes on from there and ends with the evaluations and final agent of a run never stopped."""
     harder = benchmark_script("harder_tasks")
     import rlkit.callbacks
-    from rlkit.evaluate import play_episodes
     from rlkit.errors import TrainingInterrupted
+    from rlkit.evaluate import play_episodes
 
     task = ("dqn", "CartPole-v1", "torch", 3, 2000, SHORT)
     whole = harder.run_one((*task, tmp_path / "whole", 1000))

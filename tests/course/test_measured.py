@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from course.measured import committed_results
+from course.measured import committed_agent, committed_results
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 
@@ -21,3 +21,11 @@ def test_inside_the_checkout_the_committed_file_is_read(name):
 def test_only_a_json_file_name_of_the_results_folder_is_taken(name):
     with pytest.raises(ValueError, match="a file name in benchmarks/results ending in .json"):
         committed_results(name)
+
+
+def test_a_committed_agent_is_read_from_the_checkout_and_only_an_agent_file_name_is_taken():
+    (agent,) = sorted((RESULTS / "agents").glob("dqn-LunarLander-v3-*.pt"))
+    assert committed_agent(agent.name) == agent
+    for name in ("../dqn.pt", "agents/dqn.pt", "dqn.json"):
+        with pytest.raises(ValueError, match="a file name in benchmarks/results/agents"):
+            committed_agent(name)
