@@ -45,9 +45,12 @@ MILESTONES = (100_000, 300_000)
 GRADED_AT = 200.0
 
 
-def run_folder(runs: Path, algo: str, env: str, framework: str, seed: int, overrides: dict | None = None) -> Path:
-    """The run's own folder: a run with other ``--set`` overrides never continues this one's checkpoint."""
-    name = f"{algo}-{env}-{framework}-seed{seed}"
+def run_folder(
+    runs: Path, algo: str, env: str, framework: str, seed: int, overrides: dict | None = None, steps: int | None = None
+) -> Path:
+    """The run's own folder: a run with other ``--set`` overrides or another ``--steps`` budget (which sets the
+    schedules) never continues this one's checkpoint."""
+    name = f"{algo}-{env}-{framework}-seed{seed}" + ("" if steps is None else f"-steps{steps}")
     if overrides:
         digest = hashlib.sha256(json.dumps(overrides, sort_keys=True, default=str).encode()).hexdigest()[:8]
         name += f"-set{digest}"
@@ -73,7 +76,7 @@ def run_one(task: tuple) -> dict:
     from rlkit.callbacks import SaveCheckpoints
     from rlkit.evaluate import play_episodes
 
-    folder = run_folder(runs, algo, env, framework, seed, overrides)
+    folder = run_folder(runs, algo, env, framework, seed, overrides, steps)
     saver = SaveCheckpoints(folder, every=save_every, best=False, resumable=True, keep=1)
     resume = latest_checkpoint(folder)
     cpu, wall = time.process_time(), time.perf_counter()

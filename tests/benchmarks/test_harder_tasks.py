@@ -3,9 +3,11 @@ not stopped, and a finished run is not run again."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -36,7 +38,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_and_ends_as_an_uninterru
         patch.setattr(rlkit.callbacks, "SaveCheckpoints", CtrlCAt1200)
         with pytest.raises(TrainingInterrupted):
             harder.run_one((*task, tmp_path / "parts", 1000))
-    folder = harder.run_folder(tmp_path / "parts", *task[:4], SHORT)
+    folder = harder.run_folder(tmp_path / "parts", *task[:4], SHORT, 2000)
     assert harder.latest_checkpoint(folder).name == "step_1200.pt"
     resumed = harder.run_one((*task, tmp_path / "parts", 1000))
     assert resumed["resumed_from"] == "step_1200.pt" and resumed["budget"] == 2000
@@ -71,9 +73,43 @@ def test_runs_with_other_settings_keep_apart_and_a_checkpoint_of_other_settings_
     assert defaults.name == "dqn-CartPole-v1-torch-seed0"
     tuned = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, {"n_step": 3})
     assert tuned != defaults and tuned == harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, {"n_step": 3})
+    assert harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, steps=300_000).name.endswith("-steps300000")
     harder.run_one(("dqn", "CartPole-v1", "torch", 0, 1000, SHORT, tmp_path, 1000))
-    folder = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, SHORT)
+    folder = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, SHORT, 1000)
     other = {**SHORT, "n_step": 3}
-    (folder.parent / harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, other).name).symlink_to(folder)
+    harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, other, 2000).symlink_to(folder)
     with pytest.raises(RlkitError, match="n_step"):  # a checkpoint of other settings, found in the folder
         harder.run_one(("dqn", "CartPole-v1", "torch", 0, 2000, other, tmp_path, 1000))
+
+
+COMMITTED = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "harder_tasks.json"
+
+
+def test_the_committed_runs_were_measured_on_the_defaults_and_budgets_of_today():
+    """A change to a default of LunarLander's (or a MuJoCo task's) configuration makes the committed runs another
+    algorithm's, which chapter 60 would still show: this fails until they are re-measured."""
+    from rlkit.registry import algorithm
+
+    runs = json.loads(COMMITTED.read_text())["runs"]
+    assert {(run["algo"], run["env"]) for run in runs} >= {("dqn", "LunarLander-v3"), ("ppo", "LunarLander-v3")}
+    for run in runs:
+        assert run["overrides"] == {}, "the committed file holds default runs only (a tuning pass: --out)"
+        entry = algorithm(run["algo"])
+        today = json.loads(json.dumps(dataclasses.asdict(entry.config_class.for_env(run["env"]))))
+        changed = {
+            name: (run["settings"].get(name), value)
+            for name, value in today.items()
+            if run["settings"].get(name) != value
+        }
+        assert not changed, (
+            f"{run['algo']} on {run['env']}: defaults changed since harder_tasks.json, (then, now): {changed}"
+        )
+        rollout = run["settings"]["num_envs"] * run["settings"].get("num_steps", 1)
+        assert 0 <= run["budget"] - entry.budget(run["env"]) < rollout, (
+            f"{run['algo']} on {run['env']}: the budget changed"
+        )
+
+
+def test_results_md_shows_the_table_of_the_committed_file():
+    table = benchmark_script("harder_tasks").table(json.loads(COMMITTED.read_text()))
+    assert table in (COMMITTED.parents[1] / "RESULTS.md").read_text(), "re-paste `harder_tasks.py --table`"
