@@ -28,10 +28,13 @@ import nbformat
 import yaml
 
 from classroom import compare
-from classroom.hidden_tests import HIDDEN
+from classroom.hidden_tests import HIDDEN, HiddenGrade
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION_TAG = "solution"
+#: Open-ended assignments that take longer than a chapter may (they train an agent): notebooks of their own,
+#: laid out as a chapter's exercise, never run by the book's tests, built and graded like the chapters'.
+CAPSTONES = ROOT / "classroom" / "capstones"
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class Exercise:
     stub: str  # the stub cell, as students get it
     reference: str  # the chapter's solution, defining `name` (no check call, no further experiments)
     imports: list[str]  # import lines the stub and the solution rely on
+    source: str  # the notebook it comes from, relative to the repository's root
 
 
 def read_exercise(path: Path) -> Exercise | None:
@@ -80,13 +84,16 @@ def read_exercise(path: Path) -> Exercise | None:
     title = next(cell.source.splitlines()[0].lstrip("# ") for cell in cells if cell.cell_type == "markdown")
     imports = [line for line in (stub + "\n" + reference).splitlines() if re.match(r"(import|from) \w", line)]
     heading = prose.splitlines()[0].removeprefix("## Exercise").lstrip(": ") or "exercise"
-    return Exercise(path.stem, title, heading, name, check, prose, stub, reference, list(dict.fromkeys(imports)))
+    imports = list(dict.fromkeys(imports))
+    source = path.resolve().relative_to(ROOT).as_posix() if path.resolve().is_relative_to(ROOT) else path.name
+    return Exercise(path.stem, title, heading, name, check, prose, stub, reference, imports, source)
 
 
-def chapter_url(chapter: str) -> str:
-    """Where a student reads the whole chapter: the notebook on the branch the book's launch buttons use."""
+def chapter_url(source: str) -> str:
+    """Where a student reads the whole notebook (``source``, relative to the repository's root): on the branch
+    the book's launch buttons use."""
     repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
-    return f"{repository['url']}/blob/{repository['branch']}/notebooks/{chapter}.ipynb"
+    return f"{repository['url']}/blob/{repository['branch']}/{source}"
 
 
 def _raw(text: str) -> nbformat.NotebookNode:
@@ -108,8 +115,16 @@ def public_test(exercise: Exercise) -> str:
 
 
 def hidden_test(exercise: Exercise) -> str:
-    """The autograder's test: the student's function against the chapter's solution on fresh inputs."""
+    """The autograder's test: the student's function against the chapter's solution on fresh inputs (or, for an
+    open-ended exercise, graded on inputs the check never shows)."""
     hidden = HIDDEN[exercise.name]
+    if isinstance(hidden, HiddenGrade):
+        module, function = hidden.grader.split(":")
+        body = f"from {module} import {function}\n\n{function}({exercise.name})"
+        return (
+            '""" # BEGIN TEST CONFIG\nhidden: true\npoints: 1\n""" # END TEST CONFIG\n'
+            f"def test_{exercise.name}_hidden({exercise.name}):\n" + textwrap.indent(body, "    ") + "\n"
+        )
     reference = exercise.reference.replace(f"def {exercise.name}(", "def reference(")
     body = "\n".join(
         [
@@ -152,7 +167,7 @@ def source_notebook(exercise: Exercise, install_cell: str) -> nbformat.NotebookN
         _raw("# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False)),
         nbformat.v4.new_markdown_cell(
             f"# {exercise.title}: {exercise.heading}\n\n"
-            f"This is the exercise of the chapter [{exercise.title}]({chapter_url(exercise.chapter)}); read it "
+            f"This is the exercise of the chapter [{exercise.title}]({chapter_url(exercise.source)}); read it "
             "for the ideas and the experiments behind it. Fill in the function below until its check passes, "
             "then save the notebook and hand it in. It is graded on the check you see and on hidden tests "
             "with other inputs."
@@ -177,9 +192,14 @@ def source_notebook(exercise: Exercise, install_cell: str) -> nbformat.NotebookN
 
 
 def exercises(notebooks: Path) -> list[Exercise]:
-    """Every chapter's exercise, in chapter order."""
+    """Every exercise of the notebooks in ``notebooks``, in their order."""
     found = [read_exercise(path) for path in sorted(notebooks.glob("*.ipynb"))]
     return [exercise for exercise in found if exercise is not None]
+
+
+def every_exercise() -> list[Exercise]:
+    """The chapters' exercises, then the capstones' (:data:`CAPSTONES`)."""
+    return exercises(ROOT / "notebooks") + exercises(CAPSTONES)
 
 
 def make_assignment(chapter: Path, destination: Path) -> Path:
@@ -212,11 +232,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m classroom.assign", description=__doc__.splitlines()[0])
     parser.add_argument("--notebooks", type=Path, default=ROOT / "notebooks", help="folder of the chapters")
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "assignments", help="output folder")
-    parser.add_argument("chapters", nargs="*", help="chapter stems (default: every chapter with an exercise)")
+    parser.add_argument(
+        "chapters",
+        nargs="*",
+        help="chapter or capstone stems (default: every chapter with an exercise, every capstone)",
+    )
     args = parser.parse_args(argv)
-    stems = args.chapters or [exercise.chapter for exercise in exercises(args.notebooks)]
-    for stem in stems:
-        folder = make_assignment(args.notebooks / f"{stem}.ipynb", args.out)
+    paths = {path.stem: path for folder in (args.notebooks, CAPSTONES) for path in sorted(folder.glob("*.ipynb"))}
+    found = exercises(args.notebooks) + exercises(CAPSTONES)
+    for stem in args.chapters:
+        if stem not in paths:
+            parser.error(f"no chapter or capstone named {stem!r}; there are: {', '.join(sorted(paths))}")
+    for stem in args.chapters or [exercise.chapter for exercise in found]:
+        folder = make_assignment(paths[stem], args.out)
         print(f"{stem}: {folder / 'student' / (stem + '.ipynb')} and {folder / 'autograder' / 'autograder.zip'}")
     return 0
 

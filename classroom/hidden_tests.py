@@ -26,6 +26,15 @@ class Hidden:
     gradients: bool = False  # torch exercises: compare the gradients of the inputs too
 
 
+@dataclass(frozen=True)
+class HiddenGrade:
+    """An open-ended exercise's hidden test: no reference to compare with, a grade on inputs the check never
+    shows. ``grader`` is a function of ``course.exercises`` that takes the student's function and raises when
+    it fails (a capstone's: the trained agent on unseen episodes)."""
+
+    grader: str  # "module:function"
+
+
 def bootstrap_mask(rng: "np.random.Generator") -> list[tuple]:
     import numpy as np
 
@@ -161,7 +170,7 @@ def first_frame(rng: "np.random.Generator") -> list[tuple]:
     return [("CartPole-v1", seeds[0]), ("Acrobot-v1", seeds[1]), ("MountainCarContinuous-v0", seeds[2])]
 
 
-HIDDEN: dict[str, Hidden] = {
+HIDDEN: dict[str, Hidden | HiddenGrade] = {
     "bootstrap_mask": Hidden(bootstrap_mask),
     "td_target": Hidden(td_target),
     "soft_update": Hidden(soft_update),
@@ -181,4 +190,6 @@ HIDDEN: dict[str, Hidden] = {
     "standardize": Hidden(standardize, gradients=True),
     "to_env_units": Hidden(to_env_units),
     "first_frame": Hidden(first_frame),
+    # the capstone after chapter 60: the student's lander on 20 episodes its check never plays
+    "land_the_lander": HiddenGrade("course.exercises.capstone:grade_on_unseen_episodes"),
 }

@@ -37,13 +37,14 @@ class TaskScales:
         return (
             f"{self.env_id:<16} {self.obs_dtype:<8} {self.obs_std.min():6.2f} {self.obs_std.max():6.2f} "
             f"{self.std_ratio:6.0f} {self.reward_range[0]:8.1f} {self.reward_range[1]:7.1f} "
-            f"{self.terminated:5d} {self.truncated:5d} {self.mean_length:7.0f} {self.us_per_step:6.0f}"
+            f"{self.terminated:5d} {self.truncated:5d} {self.mean_length:7.0f} {self.mean_return:7.0f} "
+            f"{self.us_per_step:7.0f}"
         )
 
 
 HEADER = (
     f"{'task':<16} {'obs':<8} {'std lo':>6} {'std hi':>6} {'ratio':>6} {'r min':>8} {'r max':>7} "
-    f"{'term':>5} {'trunc':>5} {'length':>7} {'us/step':>7}"
+    f"{'term':>5} {'trunc':>5} {'length':>7} {'return':>7} {'us/step':>7}"
 )
 
 

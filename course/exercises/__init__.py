@@ -8,6 +8,7 @@ sees; the grading of an assignment (``make assignments``) adds hidden tests that
 """
 
 from course.exercises.base import ExerciseError
+from course.exercises.capstone import check_land_the_lander
 from course.exercises.continuous import (
     check_first_crossing,
     check_polyak_update,
@@ -47,6 +48,7 @@ __all__ = [
     "check_first_crossing",
     "check_gaussian_log_prob",
     "check_headless_frame",
+    "check_land_the_lander",
     "check_polyak_update",
     "check_priority_weights",
     "check_reward_to_go",

@@ -20,7 +20,7 @@ pytest.importorskip("otter", reason="the classroom extra (otter-grader) is part 
 
 from classroom import assign, grade  # noqa: E402
 
-EXERCISES = assign.exercises(assign.ROOT / "notebooks")
+EXERCISES = assign.every_exercise()
 POINTS = 2  # 1 for the chapter's check, 1 for the hidden test
 
 # One wrong answer per exercise: a mistake its check names (the function keeps the stub's signature).
@@ -64,6 +64,10 @@ WRONG = {
     "first_frame": (
         "env = gym.make(env_id, render_mode='rgb_array')\nenv.reset()\nframe = env.render()\nenv.close()\nreturn frame"
     ),
+    # the capstone: an agent trained for one PPO rollout, far too short to land
+    "land_the_lander": (
+        "return rlkit.train('ppo', env='LunarLander-v3', seed=seed, total_steps=16_384, progress=False).agent"
+    ),
 }
 
 
@@ -72,7 +76,7 @@ def assignments(tmp_path_factory):
     """Every assignment, built as `make assignments` builds them."""
     out = tmp_path_factory.mktemp("assignments")
     for exercise in EXERCISES:
-        assign.make_assignment(assign.ROOT / "notebooks" / f"{exercise.chapter}.ipynb", out)
+        assign.make_assignment(assign.ROOT / exercise.source, out)
     return out
 
 
