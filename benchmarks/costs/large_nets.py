@@ -9,15 +9,15 @@ runs, times each shape on this CPU, and sets the sum beside the measured step of
 frameworks taking turns). The ratio says how much of a step is framework overhead, and so how much a faster
 implementation could still gain.
 
-What one gradient step multiplies, per network pass over a layer of ``n_in x n_out`` on a batch of ``B``:
-a forward pass is one product (B x n_in)(n_in x n_out); a backward pass two more, one for the input's
-gradient and one for the weights'. SAC's step: the actor forward on the next observations and both target
-critics forward (the target), both critics forward and backward (their loss), the actor forward and
-backward and both critics forward and backward to their inputs (the actor's loss; torch and TF compute
-the critics' weight gradients there too, as the reparameterised loss reaches them, and drop them): 1 + 2 +
-2x3 + 3 + 2x3 = 18 passes over a layer's products. TD3's: the target actor and two target critics forward
-(3), two critics forward and backward (6), and every second step (``policy_delay``) the actor's loss through
-the first critic, the actor and that critic forward and backward (6): 12 on average.
+What one gradient step multiplies, counted per layer of each network (first, hidden, output): a forward pass
+is one product (B x n_in)(n_in x n_out); a backward pass one more for the weights' gradient and one for the
+input's, which the first layer skips unless its input needs a gradient (the critics' action input, in the
+actor's loss). SAC's step: the actor forward on the next observations and both target critics forward
+(the target); both critics forward and backward (their loss); the actor forward and backward, and both
+critics forward and backward to their inputs only (the actor's loss, the critics' weights held): 45 products
+(torch's profiler counts 45 ``mm``/``addmm`` calls per step of rlkit's SAC at these sizes). TD3's: the
+target actor and both target critics forward, both critics forward and backward, and every second step
+(``policy_delay``) the actor's loss through the first critic: 32 products per step on average.
 
     python -m benchmarks.costs.large_nets                        # SAC and TD3, both frameworks, HalfCheetah's sizes
     python -m benchmarks.costs.large_nets --sizes 64 256 --repeats 7
@@ -39,10 +39,11 @@ from rlkit.hardware import configure_numpy
 
 RESULTS = Path(__file__).parents[1] / "results" / "large_nets.json"
 TASK = "HalfCheetah-v5"  # 17 observations, 6 actions
-#: Passes over each layer's products per gradient step (see the module's docstring): forward = 1, backward = 2.
-PASSES = {
-    "sac": {"actor": 1 + 3, "critic": 2 + 2 * 3 + 2 * 3},
-    "td3": {"actor": 1 + 3 / 2, "critic": 2 + 2 * 3 + 3 / 2},
+#: Products per gradient step at each layer position (first, hidden, output) of the actor and of the critics
+#: (both together), from the passes the module's docstring lists.
+PRODUCTS = {
+    "sac": {"actor": (3, 4, 4), "critic": (2 * 5, 2 * 6, 2 * 6)},
+    "td3": {"actor": (2, 2.5, 2.5), "critic": (4 + 3, 5 + 4, 5 + 4)},
 }
 
 
@@ -51,8 +52,9 @@ def layer_shapes(n_in: int, hidden: int, n_out: int) -> list[tuple[int, int]]:
 
 
 def gemm_ms(batch: int, n_in: int, n_out: int, repeats: int = 200) -> float:
-    """Median ms of the three products a forward and backward pass over one layer runs, divided by three:
-    the cost of one product of that layer, in numpy float32 on one BLAS thread."""
+    """Median ms of one product of a layer of ``n_in x n_out`` on a batch of ``batch``: its forward, its input's
+    gradient and its weights' gradient (same arithmetic, other shapes), timed together and divided by three,
+    in numpy float32 on one BLAS thread."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((batch, n_in), dtype=np.float32)
     w = rng.standard_normal((n_in, n_out), dtype=np.float32)
@@ -73,14 +75,15 @@ def floor_ms(algo: str, hidden: int, batch: int) -> float:
     actor_out = 2 * act_dim if algo == "sac" else act_dim  # SAC's actor outputs a mean and a log-std
     networks = {"actor": layer_shapes(obs_dim, hidden, actor_out), "critic": layer_shapes(obs_dim + act_dim, hidden, 1)}
     return sum(
-        PASSES[algo][name] * sum(gemm_ms(batch, n_in, n_out) for n_in, n_out in shapes)
+        count * gemm_ms(batch, n_in, n_out)
         for name, shapes in networks.items()
+        for count, (n_in, n_out) in zip(PRODUCTS[algo][name], shapes, strict=True)
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--algos", nargs="+", default=["sac", "td3"], choices=sorted(PASSES))
+    parser.add_argument("--algos", nargs="+", default=["sac", "td3"], choices=sorted(PRODUCTS))
     parser.add_argument("--sizes", nargs="+", type=int, default=[64, 256], help="hidden widths (batch 256)")
     parser.add_argument("--repeats", type=int, default=5, help="timed bursts per framework (median reported)")
     parser.add_argument("--out", type=Path, default=RESULTS)
