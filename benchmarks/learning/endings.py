@@ -123,11 +123,23 @@ def report(run: dict) -> str:
     )
 
 
+def by_configuration(runs: list[dict], order) -> dict[tuple, list[dict]]:
+    """Runs grouped by (algorithm, task, framework), in ``order``."""
+    groups: dict[tuple, list[dict]] = {}
+    for run in sorted(runs, key=order):
+        groups.setdefault((run["algo"], run["env"], run["framework"]), []).append(run)
+    return groups
+
+
+def median_first_solve(runs: list[dict]) -> str:
+    """The median step of the runs' first solving evaluations (over those that solved), or "-"."""
+    firsts = [run["first_solved_at"] for run in runs if run["first_solved_at"] is not None]
+    return f"{int(np.median(firsts)):,}" if firsts else "-"
+
+
 def table(document: dict) -> str:
     """Per configuration: final agents solved, the worst and median final mean, median first solve, CPU s."""
-    groups: dict[tuple, list[dict]] = {}
-    for run in sorted(document["runs"], key=order):
-        groups.setdefault((run["algo"], run["env"], run["framework"]), []).append(run)
+    groups = by_configuration(document["runs"], order)
     lines = [
         "| algorithm | task | framework | final agent solved | worst final mean | median final mean "
         "| median first solved at | median CPU s, whole run |",
@@ -135,14 +147,32 @@ def table(document: dict) -> str:
     ]
     for (algo, env, framework), runs in groups.items():
         finals = np.array([run["final_mean"] for run in runs])
-        firsts = [run["first_solved_at"] for run in runs if run["first_solved_at"] is not None]
-        first = f"{int(np.median(firsts)):,}" if firsts else "-"
+        first = median_first_solve(runs)
         solved = sum(run["final_solved"] for run in runs)
         lines.append(
             f"| {algo} | {env} | {framework} | {solved}/{len(runs)} | {finals.min():.1f} | {np.median(finals):.1f} "
             f"| {first} | {np.median([run['cpu_s'] for run in runs]):.1f} |"
         )
     return "\n".join(lines)
+
+
+def open_document(out: Path, module: str, overrides: dict, append: bool) -> dict:
+    """The results document a pass writes: ``out``'s, its runs kept and this pass recorded, when ``append`` (and
+    it exists), else a new one. A file of runs with other ``--set`` overrides is refused: one file, one setting."""
+    if not (append and out.exists()):
+        return {"provenance": provenance(module), "runs": []}
+    document = json.loads(out.read_text())
+    if any(run["overrides"] != overrides for run in document["runs"]):
+        sys.exit(f"{out} holds runs with other --set overrides; use another --out")
+    document.setdefault("passes", []).append(provenance(module))
+    return document
+
+
+def missing_runs(document: dict, configs: list[str] | None, seeds: list[int]) -> list[tuple[str, str, str, int]]:
+    """(algo, env, framework, seed) of every configuration and seed asked for that ``document`` lacks."""
+    done = {key(run) for run in document["runs"]}
+    wanted = [(algo, env, framework, seed) for algo, env, framework in parse_configs(configs) for seed in seeds]
+    return [run for run in wanted if run not in done]
 
 
 def main() -> None:
@@ -157,19 +187,8 @@ def main() -> None:
         print(table(json.loads(args.out.read_text())))
         return
     overrides = parse_settings(args.set)
-    document = {"provenance": provenance("benchmarks.learning.endings"), "runs": []}
-    if args.append and args.out.exists():
-        document = json.loads(args.out.read_text())
-        if any(run["overrides"] != overrides for run in document["runs"]):
-            sys.exit(f"{args.out} holds runs with other --set overrides; use another --out")
-        document.setdefault("passes", []).append(provenance("benchmarks.learning.endings"))
-    done = {key(run) for run in document["runs"]}
-    tasks = [
-        (algo, env, framework, seed, overrides)
-        for algo, env, framework in parse_configs(args.configs)
-        for seed in args.seeds
-        if (algo, env, framework, seed) not in done
-    ]
+    document = open_document(args.out, "benchmarks.learning.endings", overrides, args.append)
+    tasks = [(*run, overrides) for run in missing_runs(document, args.configs, args.seeds)]
     run_into_file(document, args.out, run_one, tasks, args.workers, order, report)
     print(table(document))
 

@@ -25,14 +25,22 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks._results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
-from benchmarks.learning.endings import FINAL_EPISODES, FINAL_EVAL_SEED, diagnostics, parse_configs
+from benchmarks._results_file import check_sweep, run_into_file, seed_sweep_parser
+from benchmarks.learning.endings import (
+    FINAL_EPISODES,
+    FINAL_EVAL_SEED,
+    by_configuration,
+    diagnostics,
+    key,
+    median_first_solve,
+    missing_runs,
+    open_document,
+)
 from rlkit.cli import parse_settings
 from rlkit.envs import solve_threshold
 
@@ -106,10 +114,6 @@ def run_one(task: tuple) -> dict:
     }  # fmt: skip
 
 
-def key(run: dict) -> tuple:
-    return run["algo"], run["env"], run["framework"], run["seed"]
-
-
 def report(run: dict) -> str:
     first = "-" if run["first_solved_at"] is None else f"{run['first_solved_at']:,}"
     return (
@@ -121,18 +125,14 @@ def report(run: dict) -> str:
 
 def table(document: dict) -> str:
     """Per configuration: final agents solved and graded, worst and median final mean, median first solve."""
-    groups: dict[tuple, list[dict]] = {}
-    for run in sorted(document["runs"], key=key):
-        groups.setdefault((run["algo"], run["env"], run["framework"]), []).append(run)
+    groups = by_configuration(document["runs"], key)
     lines = [
         "| algorithm | task | framework | steps | final agent solved | mean - std >= 200 | worst final mean "
         "| median final mean | median first solved at |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for (algo, env, framework), runs in groups.items():
-        finals = np.array([run["final_mean"] for run in runs])
-        firsts = [run["first_solved_at"] for run in runs if run["first_solved_at"] is not None]
-        first = f"{int(np.median(firsts)):,}" if firsts else "-"
+        finals, first = np.array([run["final_mean"] for run in runs]), median_first_solve(runs)
         solved, graded = sum(r["final_solved"] for r in runs), sum(r["final_graded"] for r in runs)
         lines.append(
             f"| {algo} | {env} | {framework} | {runs[0]['budget']:,} | {solved}/{len(runs)} | {graded}/{len(runs)} "
@@ -157,18 +157,11 @@ def main() -> None:
     if not args.configs:
         parser.error("--configs: name the runs (each takes minutes to hours), e.g. dqn:LunarLander-v3")
     overrides = parse_settings(args.set)
-    document = {"provenance": provenance("benchmarks.learning.harder_tasks"), "runs": []}
-    if args.out.exists():  # runs already measured are kept, not repeated
-        document = json.loads(args.out.read_text())
-        if any(run["overrides"] != overrides for run in document["runs"]):
-            sys.exit(f"{args.out} holds runs with other --set overrides; use another --out")
-        document.setdefault("passes", []).append(provenance("benchmarks.learning.harder_tasks"))
-    done = {key(run) for run in document["runs"]}
+    # runs already measured are kept, not repeated: a pass always appends
+    document = open_document(args.out, "benchmarks.learning.harder_tasks", overrides, append=True)
     tasks = [
-        (algo, env, framework, seed, args.steps, overrides, args.runs, args.save_every)
-        for algo, env, framework in parse_configs(args.configs)
-        for seed in args.seeds
-        if (algo, env, framework, seed) not in done
+        (*run, args.steps, overrides, args.runs, args.save_every)
+        for run in missing_runs(document, args.configs, args.seeds)
     ]
     run_into_file(document, args.out, run_one, tasks, args.workers, key, report)
     print(table(document))
