@@ -167,7 +167,7 @@ def source_notebook(exercise: Exercise, install_cell: str) -> nbformat.NotebookN
         _raw("# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False)),
         nbformat.v4.new_markdown_cell(
             f"# {exercise.title}: {exercise.heading}\n\n"
-            f"This is the exercise of the chapter [{exercise.title}]({chapter_url(exercise.source)}); read it "
+            f"This is the exercise of [{exercise.title}]({chapter_url(exercise.source)}); read the whole notebook "
             "for the ideas and the experiments behind it. Fill in the function below until its check passes, "
             "then save the notebook and hand it in. It is graded on the check you see and on hidden tests "
             "with other inputs."

@@ -261,9 +261,9 @@ def space_info(space: gym.Space) -> dict:
 def as_float32(obs: np.ndarray) -> np.ndarray:
     """Observations as float32, cast once where they leave the environment.
 
-    MuJoCo's observations are float64; the networks, buffers and exports all work in float32. Cast here, a
-    float64 batch would reach the numpy acting path (float64 matrix products, twice the cost, a policy that
-    differs in the last bits from the one trained) and be cast again at every store.
+    MuJoCo's observations are float64; the networks, buffers and exports all work in float32. Left as they
+    come, a float64 batch would reach the numpy acting path (float64 matrix products, twice the cost, a policy
+    that differs in the last bits from the one trained) and be cast again at every store.
     """
     return obs.astype(np.float32) if obs.dtype == np.float64 else obs
 

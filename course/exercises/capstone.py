@@ -54,8 +54,8 @@ def landing_returns(agent, seed: int) -> np.ndarray:
 def _grade(function: Callable, seed: int, which: str) -> None:
     returns = landing_returns(trained_agent(function), seed)
     mean, std = returns.mean(), returns.std()
-    crashes = int((returns < 0).sum())
-    print(f"{which}: mean {mean:.1f} +- {std:.1f} over {EPISODES} episodes ({crashes} below zero)")
+    below_zero = int((returns < 0).sum())
+    print(f"{which}: mean {mean:.1f} +- {std:.1f} over {EPISODES} episodes ({below_zero} below zero)")
     if mean < THRESHOLD:
         raise ExerciseError(
             f"the lander scores {mean:.1f} on average over {EPISODES} episodes; it needs {THRESHOLD:.0f}. "
