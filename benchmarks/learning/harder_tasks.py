@@ -79,7 +79,7 @@ def value_at(steps: list[int], returns: list[float], step: int) -> float | None:
 
 def run_one(task: tuple) -> dict:
     """Train one run to the end of its budget (resuming it if a checkpoint is there); play its final agent."""
-    algo, env, framework, seed, steps, overrides, runs, save_every = task
+    algo, env, framework, seed, steps, overrides, runs, save_every, progress = task
     import rlkit
     from rlkit.callbacks import SaveCheckpoints
     from rlkit.evaluate import play_episodes
@@ -92,7 +92,7 @@ def run_one(task: tuple) -> dict:
     options = {"env": env, "framework": framework, "seed": seed, **overrides}
     final = folder / f"final{'.pt' if framework == 'torch' else '.keras'}"  # the agent the run returns
     result = rlkit.train(
-        algo, total_steps=steps, callbacks=[saver], resume=resume, save=final, progress=False, **options
+        algo, total_steps=steps, callbacks=[saver], resume=resume, save=final, progress=progress, **options
     )
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     eval_steps, eval_returns = result.history.series("eval_return")
@@ -160,7 +160,8 @@ def main() -> None:
     # runs already measured are kept, not repeated: a pass always appends
     document = open_document(args.out, "benchmarks.learning.harder_tasks", overrides, append=True)
     tasks = [
-        (*run, args.steps, overrides, args.runs, args.save_every)
+        # one worker: the run's own progress bar (several would write over each other)
+        (*run, args.steps, overrides, args.runs, args.save_every, args.workers == 1)
         for run in missing_runs(document, args.configs, args.seeds)
     ]
     run_into_file(document, args.out, run_one, tasks, args.workers, key, report)
