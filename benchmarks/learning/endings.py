@@ -70,20 +70,27 @@ def run_one(task: tuple[str, str, str, int, dict]) -> dict:
     """Train one default run to the end of its budget; play its final agent."""
     algo, env, framework, seed, overrides = task
     import rlkit  # one CPU thread per framework: rlkit's default
-    from rlkit.evaluate import play_episodes
 
     cpu, wall = time.process_time(), time.perf_counter()
     result = rlkit.train(algo, env=env, framework=framework, seed=seed, progress=False, **overrides)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    run = {"algo": algo, "env": env, "framework": framework, "seed": seed, "overrides": overrides}
+    return {**run, **final_record(result, env, seed), "cpu_s": round(cpu, 2), "wall_s": round(wall, 2)}
+
+
+def final_record(result, env: str, seed: int) -> dict:
+    """What a finished run is judged by: its budget, first solving evaluation and evaluations, its final agent's
+    returns over :data:`FINAL_EPISODES` fresh episodes (their mean and whether it reached the threshold), the
+    diagnostics of why it ended so, and its resolved settings."""
+    from rlkit.evaluate import play_episodes
+
     steps, returns = result.history.series("eval_return")
     final = play_episodes(result.agent, env, FINAL_EPISODES, FINAL_EVAL_SEED + 1_000 * seed)
-    threshold = solve_threshold(env)
     return {
-        "algo": algo, "env": env, "framework": framework, "seed": seed, "overrides": overrides,
         "budget": int(result.steps), "first_solved_at": result.solved_at_step,
         "eval_steps": [int(s) for s in steps], "eval_returns": [float(r) for r in returns],
         "final_returns": [float(r) for r in final], "final_mean": float(final.mean()),
-        "final_solved": bool(final.mean() >= threshold), "cpu_s": round(cpu, 2), "wall_s": round(wall, 2),
+        "final_solved": bool(final.mean() >= solve_threshold(env)),
         "diagnostics": diagnostics(result.history),
         "settings": json.loads(json.dumps(dataclasses.asdict(result.config))),
     }  # fmt: skip

@@ -23,7 +23,6 @@ default budget (``rlkit.train``'s for the task), ``--set`` the hyperparameters (
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import time
@@ -33,17 +32,14 @@ import numpy as np
 
 from benchmarks._results_file import check_sweep, run_into_file, seed_sweep_parser
 from benchmarks.learning.endings import (
-    FINAL_EPISODES,
-    FINAL_EVAL_SEED,
     by_configuration,
-    diagnostics,
+    final_record,
     key,
     median_first_solve,
     missing_runs,
     open_document,
 )
 from rlkit.cli import parse_settings
-from rlkit.envs import solve_threshold
 
 RESULTS = Path(__file__).parents[1] / "results" / "harder_tasks.json"
 #: Where each run keeps its resumable checkpoint (ignored by git: ``benchmarks/runs/`` holds agents, not results).
@@ -90,7 +86,6 @@ def run_one(task: tuple) -> dict:
     algo, env, framework, seed, steps, overrides, runs, save_every, progress = task
     import rlkit
     from rlkit.callbacks import SaveCheckpoints
-    from rlkit.evaluate import play_episodes
 
     folder = run_folder(runs, algo, env, framework, seed, overrides, steps)
     saver = SaveCheckpoints(folder, every=save_every, best=False, resumable=True, keep=1)
@@ -103,22 +98,14 @@ def run_one(task: tuple) -> dict:
         algo, total_steps=steps, callbacks=[saver], resume=resume, save=final, progress=progress, **options
     )
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    eval_steps, eval_returns = result.history.series("eval_return")
-    eval_steps, eval_returns = [int(s) for s in eval_steps], [float(r) for r in eval_returns]
-    final = play_episodes(result.agent, env, FINAL_EPISODES, FINAL_EVAL_SEED + 1_000 * seed)  # its returns
-    threshold = solve_threshold(env)
+    record = final_record(result, env, seed)
+    final = np.asarray(record["final_returns"])
     return {
-        "algo": algo, "env": env, "framework": framework, "seed": seed, "overrides": overrides,
-        "budget": int(result.steps), "first_solved_at": result.solved_at_step,
-        "eval_steps": eval_steps, "eval_returns": eval_returns,
-        "at_milestones": {str(m): value_at(eval_steps, eval_returns, m) for m in MILESTONES},
-        "final_returns": [float(r) for r in final], "final_mean": float(final.mean()),
-        "final_std": float(final.std()), "final_solved": bool(final.mean() >= threshold),
-        "final_graded": graded(env, final),
+        "algo": algo, "env": env, "framework": framework, "seed": seed, "overrides": overrides, **record,
+        "at_milestones": {str(m): value_at(record["eval_steps"], record["eval_returns"], m) for m in MILESTONES},
+        "final_std": float(final.std()), "final_graded": graded(env, final),
         "resumed_from": None if resume is None else resume.name,
         "cpu_s_this_session": round(cpu, 2), "wall_s_this_session": round(wall, 2),
-        "diagnostics": diagnostics(result.history),
-        "settings": json.loads(json.dumps(dataclasses.asdict(result.config))),
     }  # fmt: skip
 
 
@@ -144,9 +131,9 @@ def table(document: dict) -> str:
         finals, first = np.array([run["final_mean"] for run in runs]), median_first_solve(runs)
         solved = sum(r["final_solved"] for r in runs)
         marks = [r["final_graded"] for r in runs if r["final_graded"] is not None]
-        graded = f"{sum(marks)}/{len(runs)}" if marks else "-"
+        passed = f"{sum(marks)}/{len(runs)}" if marks else "-"
         lines.append(
-            f"| {algo} | {env} | {framework} | {runs[0]['budget']:,} | {solved}/{len(runs)} | {graded} "
+            f"| {algo} | {env} | {framework} | {runs[0]['budget']:,} | {solved}/{len(runs)} | {passed} "
             f"| {finals.min():.1f} | {np.median(finals):.1f} | {first} |"
         )
     return "\n".join(lines)

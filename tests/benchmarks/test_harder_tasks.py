@@ -44,7 +44,8 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_and_ends_as_an_uninterru
     resumed = harder.run_one((*task, tmp_path / "parts", 1000, False))
     assert resumed["resumed_from"] == "step_1200.pt" and resumed["budget"] == 2000
     saved = rlkit.load(folder / "final.pt")  # the agent the run returned, kept beside its checkpoints
-    episodes = play_episodes(saved, "CartPole-v1", harder.FINAL_EPISODES, harder.FINAL_EVAL_SEED + 1_000 * 3)
+    endings = benchmark_script("endings")  # the final episodes' count and seeds, shared by both scripts
+    episodes = play_episodes(saved, "CartPole-v1", endings.FINAL_EPISODES, endings.FINAL_EVAL_SEED + 1_000 * 3)
     assert episodes.tolist() == resumed["final_returns"]
     for field in ("eval_steps", "eval_returns", "final_returns", "settings"):
         assert resumed[field] == whole[field], field
