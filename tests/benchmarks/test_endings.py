@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.benchmarks.staleness import assert_measured_on_todays_defaults
 from tests.conftest import benchmark_script, run_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,24 +52,7 @@ def test_the_committed_file_holds_every_configuration_but_those_listed_on_ten_se
 def test_the_committed_file_was_measured_on_the_defaults_of_today():
     """Staleness cannot come back silently: a change to any default hyperparameter or default budget of a
     configuration makes its committed runs another algorithm's, and this fails until they are re-measured."""
-    from dataclasses import asdict
-
-    from rlkit.registry import algorithm
-
-    for run in json.loads(COMMITTED.read_text())["runs"]:
-        entry = algorithm(run["algo"])
-        today = json.loads(json.dumps(asdict(entry.config_class.for_env(run["env"]))))
-        changed = {
-            name: (run["settings"].get(name), value)
-            for name, value in today.items()
-            if run["settings"].get(name) != value
-        }
-        assert not changed, (
-            f"{run['algo']} on {run['env']}: defaults changed since endings.json, (then, now): {changed}"
-        )
-        rollout = run["settings"]["num_envs"] * run["settings"].get("num_steps", 1)  # a run ends on a whole one
-        budget_changed = f"{run['algo']} on {run['env']}: the budget changed"
-        assert 0 <= run["budget"] - entry.budget(run["env"]) < rollout, budget_changed
+    assert_measured_on_todays_defaults(json.loads(COMMITTED.read_text())["runs"], "endings.json")
 
 
 def test_results_md_shows_the_table_of_the_committed_file():

@@ -1,0 +1,27 @@
+"""The check the committed results files of default runs share: measured on today's defaults and budgets."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+
+def assert_measured_on_todays_defaults(runs: list[dict], file_name: str) -> None:
+    """Each run's resolved settings equal the defaults its (algorithm, task) resolves to today, and its budget
+    the default budget (a rollout's worth of steps over it at most: a run ends on a whole rollout). A changed
+    default makes the committed runs another algorithm's, which the chapters would still show."""
+    from rlkit.registry import algorithm
+
+    for run in runs:
+        entry = algorithm(run["algo"])
+        today = json.loads(json.dumps(dataclasses.asdict(entry.config_class.for_env(run["env"]))))
+        changed = {
+            name: (run["settings"].get(name), value)
+            for name, value in today.items()
+            if run["settings"].get(name) != value
+        }
+        assert not changed, f"{run['algo']} on {run['env']}: defaults changed since {file_name}, (then, now): {changed}"
+        rollout = run["settings"]["num_envs"] * run["settings"].get("num_steps", 1)
+        assert 0 <= run["budget"] - entry.budget(run["env"]) < rollout, (
+            f"{run['algo']} on {run['env']}: the budget changed"
+        )
