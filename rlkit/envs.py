@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import gymnasium as gym
 import numpy as np
 
+from rlkit.atari import is_atari, make_atari, register_optional_envs
 from rlkit.env_checks import StepCheck
 from rlkit.errors import RlkitError, did_you_mean
 
@@ -39,9 +40,12 @@ class EnvSource:
     build: Callable[[], gym.Env]
     registered: bool = False
     reward_threshold: float | None = None
+    #: Where training needs other wrappers than evaluation (Atari: a life loss ends a training episode and
+    #: rewards are clipped, evaluation plays whole games), the builder of the training environments.
+    training_build: Callable[[], gym.Env] | None = None
 
-    def make(self, seed: int | None = None) -> gym.Env:
-        env = self.build()
+    def make(self, seed: int | None = None, training: bool = False) -> gym.Env:
+        env = self.training_build() if training and self.training_build is not None else self.build()
         if seed is not None:
             env.action_space.seed(seed)
         return env
@@ -68,12 +72,21 @@ def env_source(
     for wrapper in wrappers:
         if not callable(wrapper):
             raise RlkitError(f"wrappers must be callables env -> env (e.g. a gymnasium wrapper class), got {wrapper!r}")
+    training_build = None
     if isinstance(env, str):
         probe = make_env(env, **kwargs)  # one clear error for an unknown id, here
         threshold = solve_threshold(env)
 
         def build() -> gym.Env:
-            return gym.make(env, **kwargs)
+            return make_env(env, **kwargs)
+
+        if is_atari(env):
+
+            def training_build() -> gym.Env:
+                made = make_env(env, training=True, **kwargs)
+                for wrapper in wrappers:
+                    made = wrapper(made)
+                return made
 
         name, registered = env, True
     elif isinstance(env, gym.Env):
@@ -130,7 +143,7 @@ def env_source(
                 made = wrapper(made)
             return made
 
-    return EnvSource(name, build, registered, threshold)
+    return EnvSource(name, build, registered, threshold, training_build)
 
 
 def _name_of(env: gym.Env) -> str:
@@ -166,8 +179,11 @@ def check_with_gymnasium(env: gym.Env, name: str) -> None:
 
 
 def check_spaces(observation_space: gym.Space, action_space: gym.Space, name: str) -> None:
-    """rlkit's networks take flat vectors and one Discrete or Box action: say so for anything else."""
-    supported = "rlkit supports flat Box observations (shape (n,)) and Discrete or Box actions"
+    """rlkit's networks take flat vectors or images and one Discrete or Box action: say so for anything else."""
+    supported = (
+        "rlkit supports flat Box observations (shape (n,)), images (a Box of rank 3, channels first or last) "
+        "and Discrete or Box actions"
+    )
     if isinstance(observation_space, gym.spaces.Dict | gym.spaces.Tuple):
         raise RlkitError(
             f"{name} has {type(observation_space).__name__} observations: {supported}; flatten them with "
@@ -175,27 +191,35 @@ def check_spaces(observation_space: gym.Space, action_space: gym.Space, name: st
         )
     if not isinstance(observation_space, gym.spaces.Box):
         raise RlkitError(f"{name} has observations {observation_space}: {supported}")
-    if len(observation_space.shape) != 1:
-        kind = "image observations" if len(observation_space.shape) >= 2 else "scalar observations"
+    rank = len(observation_space.shape)
+    if rank == 2:
         raise RlkitError(
-            f"{name} has {kind} of shape {observation_space.shape}: {supported}; images need a convolutional "
-            "network, which rlkit does not have (flatten small ones with FlattenObservation)"
+            f"{name} has observations of shape {observation_space.shape}: {supported}; give a grey image a "
+            "channel axis (wrappers=[lambda env: gymnasium.wrappers.ReshapeObservation(env, (*shape, 1))]) or "
+            "flatten it (FlattenObservation)"
         )
+    if rank not in (1, 3):
+        kind = "scalar observations" if rank == 0 else f"observations of rank {rank}"
+        raise RlkitError(f"{name} has {kind} of shape {observation_space.shape}: {supported}")
     if not isinstance(action_space, gym.spaces.Discrete | gym.spaces.Box):
         raise RlkitError(f"{name} has actions {action_space}: {supported}")
 
 
-def make_env(env_id: str | EnvSource, seed: int | None = None, **kwargs) -> gym.Env:
+def make_env(env_id: str | EnvSource, seed: int | None = None, training: bool = False, **kwargs) -> gym.Env:
     """``gymnasium.make`` with one clear error for unknown ids, and the action space seeded.
 
     The observation space is not reset here: pass ``seed`` to the first ``reset`` (the runner does).
+    MinAtar and Atari ids (``MinAtar/Breakout-v1``, ``ALE/Pong-v5``) are registered on first use, and an
+    Atari game gets the standard preprocessing (:func:`rlkit.atari.make_atari`): ``training`` ends its
+    episodes at a life loss and clips its rewards, evaluation (the default) plays whole games for their score.
     """
     if isinstance(env_id, EnvSource):
-        return env_id.make(seed)
+        return env_id.make(seed, training)
     if not isinstance(env_id, str):
         raise RlkitError(f"env must be a gymnasium id such as 'CartPole-v1', got {env_id!r}")
+    register_optional_envs(env_id)
     try:
-        env = gym.make(env_id, **kwargs)
+        env = make_atari(env_id, training=training, **kwargs) if is_atari(env_id) else gym.make(env_id, **kwargs)
     except gym.error.Error as exc:
         hint = did_you_mean(env_id, gym.envs.registry.keys())
         raise RlkitError(f"unknown environment '{env_id}' ({exc}).{hint}") from None
@@ -204,10 +228,13 @@ def make_env(env_id: str | EnvSource, seed: int | None = None, **kwargs) -> gym.
     return env
 
 
-def make_vec_env(env_id, num_envs: int = 1, seed: int | None = None, **kwargs) -> gym.vector.VectorEnv:
+def make_vec_env(
+    env_id, num_envs: int = 1, seed: int | None = None, training: bool = False, **kwargs
+) -> gym.vector.VectorEnv:
     """A synchronous vector of ``num_envs`` copies (sub-environment ``i``'s action space seeded ``seed + i``).
 
-    ``env_id`` is anything :func:`env_source` takes: an id, an :class:`EnvSource`, an instance or a callable.
+    ``env_id`` is anything :func:`env_source` takes: an id, an :class:`EnvSource`, an instance or a callable;
+    ``training`` asks for the training environments where they differ from evaluation's (Atari).
     Synchronous beats asynchronous for classic-control tasks: a CartPole step costs microseconds, far less
     than sending it to another process.
     """
@@ -215,10 +242,13 @@ def make_vec_env(env_id, num_envs: int = 1, seed: int | None = None, **kwargs) -
         raise RlkitError(f"num_envs must be a positive int, got {num_envs!r}")
     if isinstance(env_id, str):
         make_env(env_id, **kwargs).close()  # fail here, once, with a clear message for an unknown id
-        fns = [(lambda i=i: make_env(env_id, None if seed is None else seed + i, **kwargs)) for i in range(num_envs)]
+        fns = [
+            (lambda i=i: make_env(env_id, None if seed is None else seed + i, training, **kwargs))
+            for i in range(num_envs)
+        ]
     else:
         source = env_source(env_id, kwargs)
-        fns = [(lambda i=i: source.make(None if seed is None else seed + i)) for i in range(num_envs)]
+        fns = [(lambda i=i: source.make(None if seed is None else seed + i, training)) for i in range(num_envs)]
     envs = gym.vector.SyncVectorEnv(fns)
     if seed is not None:
         envs.action_space.seed(seed)

@@ -34,6 +34,10 @@ class Agent:
 
     def __init__(self, learner, env_id: str, obs_dim: int, config) -> None:
         self.learner, self.env_id, self.obs_dim, self.config = learner, env_id, obs_dim, config
+        #: One observation as the buffer stores it: a float32 vector, unless an agent reads images as they come
+        #: (uint8 pixels, whose network scales them; ``rlkit/encoders.py``).
+        self.obs_shape: tuple[int, ...] = (obs_dim,)
+        self.obs_dtype = np.dtype(np.float32)
         #: What the agent trains and is evaluated on during training: its id, or the EnvSource of a custom env.
         self.training_env = env_id
         #: The training loop that built this agent (or continued it): ``learn`` goes on from there.
@@ -154,7 +158,7 @@ class Agent:
         from rlkit.seeding import seed_all
 
         rng = seed_all(seed)
-        envs = make_vec_env(self.training_env, self.config.num_envs, seed=seed)
+        envs = make_vec_env(self.training_env, self.config.num_envs, seed=seed, training=True)
         return self.loop_class(self, envs, seed, rng, plan, **options)
 
     def checkpoint_extra(self) -> dict:

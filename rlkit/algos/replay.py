@@ -221,9 +221,15 @@ def make_buffer(agent: ReplayAgent, config, seed: int, buffer_class: type | None
         )
     is_per = isinstance(buffer_class, type) and issubclass(buffer_class, PrioritizedReplayBuffer)
     options = {"alpha": config.per_alpha} if is_per else {}  # a callable (functools.partial) gets no alpha
-    shape = (agent.obs_dim,)
     return buffer_class(
-        config.buffer_size, shape, agent.action_shape, agent.action_dtype, seed=seed, with_discounts=True, **options
+        config.buffer_size,
+        agent.obs_shape,
+        agent.action_shape,
+        agent.action_dtype,
+        obs_dtype=agent.obs_dtype,
+        seed=seed,
+        with_discounts=True,
+        **options,
     )
 
 

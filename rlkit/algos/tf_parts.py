@@ -27,6 +27,7 @@ from rlkit.algos.off_policy.config import (
 from rlkit.batches import with_defaults
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.contracts import TensorContract
+from rlkit.encoders import ImageSpec
 from rlkit.hardware import configure_tensorflow, tensorflow_device
 
 # ----------------------------------------------------------------------------------
@@ -51,6 +52,61 @@ def build_mlp(
         layers.append(keras.layers.Dense(width, activation="relu"))
     layers.append(keras.layers.Dense(out_dim))
     return keras.Sequential(layers)
+
+
+@keras.saving.register_keras_serializable(package="rlkit")
+class ConvEncoder(keras.layers.Layer):
+    """Stored images -> features (B, flat_size): convolutions with ReLUs, as
+    ``rlkit/encoders.py`` describes them (its numpy ``encode`` is the reference)."""
+
+    def __init__(self, spec: ImageSpec | dict, **kwargs) -> None:
+        super().__init__(**kwargs)
+        # differs: Keras rebuilds a saved layer from its config, a dict
+        spec = spec if isinstance(spec, ImageSpec) else ImageSpec.from_dict(spec)
+        self.convs = [
+            keras.layers.Conv2D(filters, size, strides=stride)
+            for filters, size, stride in spec.convs
+        ]
+        self.scale, self.channels_last, self.spec = (
+            spec.scale,
+            spec.channels_last,
+            spec,
+        )
+
+    def call(self, obs):
+        # uint8 pixels (or bool grids) leave the buffer as they were stored
+        x = tf.cast(obs, tf.float32) * self.scale
+        if not self.channels_last:
+            # differs: TF's CPU Conv2D takes only NHWC; torch convolves NCHW
+            x = tf.transpose(x, (0, 2, 3, 1))
+        for conv in self.convs:
+            x = tf.nn.relu(conv(x))
+        # differs: already NHWC, TF flattens as it is
+        return tf.reshape(x, (tf.shape(x)[0], -1))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "spec": self.spec.as_dict()}
+
+
+def as_stored(obs: np.ndarray, image: ImageSpec | None) -> np.ndarray:
+    """Observations as the buffer stores them: float32 vectors, or images in their
+    own dtype (the encoder scales them)."""
+    return np.asarray(obs, dtype=np.float32 if image is None else image.dtype)
+
+
+# differs: Keras creates a network's variables on its first call, on this input
+def example_input(obs_dim: int, encoder: ConvEncoder | None):
+    if encoder is None:
+        return keras.ops.zeros((1, obs_dim))
+    return np.zeros((1, *encoder.spec.shape), dtype=encoder.spec.dtype)
+
+
+# differs: a tf.function's input signature names the observations' shape, dtype
+def obs_spec(obs_dim: int, image: ImageSpec | None) -> tf.TensorSpec:
+    """A burst's observations: (K, B, obs_dim) float32, or (K, B, *image) stored."""
+    if image is None:
+        return tf.TensorSpec((None, None, obs_dim), tf.float32)
+    return tf.TensorSpec((None, None, *image.shape), image.dtype)
 
 
 # differs: a tape needs the variable list; torch optimizers hold their parameters

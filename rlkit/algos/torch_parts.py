@@ -27,6 +27,7 @@ from rlkit.algos.off_policy.config import (
 from rlkit.batches import with_defaults
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.contracts import TensorContract
+from rlkit.encoders import ImageSpec
 from rlkit.hardware import configure_torch, resolve_device
 
 # ----------------------------------------------------------------------------------
@@ -53,6 +54,43 @@ def build_mlp(
     return nn.Sequential(*layers)
 
 
+class ConvEncoder(nn.Module):
+    """Stored images -> features (B, flat_size): convolutions with ReLUs, as
+    ``rlkit/encoders.py`` describes them (its numpy ``encode`` is the reference)."""
+
+    def __init__(self, spec: ImageSpec) -> None:
+        super().__init__()
+        # differs: torch needs each convolution's input channels; Keras infers them
+        channels = [spec.channels, *(filters for filters, _, _ in spec.convs[:-1])]
+        self.convs = nn.ModuleList(
+            [
+                nn.Conv2d(c_in, filters, size, stride=stride)
+                for c_in, (filters, size, stride) in zip(
+                    channels, spec.convs, strict=True
+                )
+            ]
+        )
+        self.scale, self.channels_last = spec.scale, spec.channels_last
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        # uint8 pixels (or bool grids) leave the buffer as they were stored
+        x = obs.to(torch.float32) * self.scale
+        if self.channels_last:
+            # differs: torch convolves NCHW; TF's CPU Conv2D takes only NHWC
+            x = x.permute(0, 3, 1, 2)
+        for conv in self.convs:
+            x = torch.relu(conv(x))
+        # differs: back to NHWC before flattening, so the next layer's weights have
+        # one layout in both frameworks
+        return x.permute(0, 2, 3, 1).flatten(1)
+
+
+def as_stored(obs: np.ndarray, image: ImageSpec | None) -> np.ndarray:
+    """Observations as the buffer stores them: float32 vectors, or images in their
+    own dtype (the encoder scales them)."""
+    return np.asarray(obs, dtype=np.float32 if image is None else image.dtype)
+
+
 # differs: torch weights are read tensor by tensor; Keras has get_weights()
 def parameters(nets: list[nn.Module]) -> list[nn.Parameter]:
     return [parameter for net in nets for parameter in net.parameters()]
@@ -63,7 +101,22 @@ def get_mlp_weights(nets: list[nn.Module]) -> list[np.ndarray]:
     matrix ``W`` as (in, out): Keras' layout (torch's is (out, in))."""
     # differs: torch weights are read tensor by tensor; Keras has get_weights()
     weights = [parameter.detach().cpu().numpy() for parameter in parameters(nets)]
-    return [w.T.copy() if w.ndim == 2 else w.copy() for w in weights]
+    return [to_keras_layout(w).copy() for w in weights]
+
+
+# differs: torch holds Linear weights (out, in) and Conv2d kernels (out, in, kh, kw)
+def to_keras_layout(weight: np.ndarray) -> np.ndarray:
+    """A torch weight in Keras' layout: (in, out), or (kh, kw, in, out)."""
+    if weight.ndim == 4:
+        return weight.transpose(2, 3, 1, 0)
+    return weight.T if weight.ndim == 2 else weight
+
+
+# differs: the inverse of to_keras_layout
+def from_keras_layout(weight: np.ndarray) -> np.ndarray:
+    if weight.ndim == 4:
+        return weight.transpose(3, 2, 0, 1)
+    return weight.T if weight.ndim == 2 else weight
 
 
 def set_mlp_weights(nets: list[nn.Module], weights: list[np.ndarray]) -> None:
@@ -78,7 +131,7 @@ def set_mlp_weights(nets: list[nn.Module], weights: list[np.ndarray]) -> None:
     with torch.no_grad():
         for parameter, value in zip(targets, weights, strict=True):
             value = np.asarray(value, dtype=np.float32)
-            parameter.copy_(torch.as_tensor(value.T if value.ndim == 2 else value))
+            parameter.copy_(torch.as_tensor(from_keras_layout(value)))
 
 
 def copy_weights(targets: list[nn.Module], onlines: list[nn.Module]) -> None:

@@ -100,7 +100,7 @@ class RolloutWorker:
         configure_numpy()
         self.spec = spec
         seed = spec.seed + spec.first  # sub-environment i of the whole run is seeded seed + i
-        self.envs = make_vec_env(spec.env, spec.count, seed=seed)
+        self.envs = make_vec_env(spec.env, spec.count, seed=seed, training=True)
         self.runner = EnvRunner(self.envs, seed=seed)
         if state is not None:
             restore_vector_env_state(self.envs, state["envs"])

@@ -70,13 +70,13 @@ def test_unsupported_spaces_are_named_with_what_is_supported():
     class DictObs(Corridor):
         observation_space = gym.spaces.Dict({"x": gym.spaces.Box(-1, 1, (1,), np.float32)})
 
-    class Image(Corridor):
-        observation_space = gym.spaces.Box(0, 255, (8, 8, 3), np.uint8)
+    class GreyImage(Corridor):  # no channel axis: images are read as rank 3 (test_image_dqn.py)
+        observation_space = gym.spaces.Box(0, 255, (8, 8), np.uint8)
 
     with pytest.raises(rlkit.RlkitError, match="Dict observations: rlkit supports flat Box .*FlattenObservation"):
         env_source(DictObs)
-    with pytest.raises(rlkit.RlkitError, match=r"image observations of shape \(8, 8, 3\).*convolutional"):
-        env_source(Image)
+    with pytest.raises(rlkit.RlkitError, match=r"observations of shape \(8, 8\).*give a grey image a channel axis"):
+        env_source(GreyImage)
 
 
 def test_a_broken_custom_environment_fails_gymnasiums_checker_clearly():

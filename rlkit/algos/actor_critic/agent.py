@@ -16,6 +16,7 @@ from rlkit.algos import training
 from rlkit.algos.actor_critic.config import ActorCriticConfig
 from rlkit.algos.agent_base import Agent
 from rlkit.buffers import RolloutBuffer
+from rlkit.encoders import refuse_images
 from rlkit.envs import env_name, make_vec_env, space_info
 from rlkit.health import explained_variance
 from rlkit.nets import mlp_forward
@@ -134,7 +135,8 @@ class ActorCriticAgent(Agent):
     @classmethod
     def make(cls, env_id, framework: str, config, seed: int = 0, device: str = "cpu"):
         """A fresh agent for ``env_id`` and the vector environment it trains on."""
-        envs = make_vec_env(env_id, config.num_envs, seed=seed)
+        envs = make_vec_env(env_id, config.num_envs, seed=seed, training=True)
+        refuse_images(envs, cls.algo, env_name(env_id))
         action = space_info(envs.single_action_space)
         obs_dim = int(np.prod(envs.single_observation_space.shape))
         shape = (obs_dim, action_dim(action), action["discrete"])

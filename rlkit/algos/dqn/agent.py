@@ -16,6 +16,7 @@ import numpy as np
 from rlkit.algos import replay
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.distributional import categorical_support, expected_q
+from rlkit.encoders import ImageSpec, encode, image_spec, split_encoder
 from rlkit.envs import env_name, make_vec_env
 from rlkit.errors import RlkitError
 from rlkit.exploration import EpsilonGreedy, Exploration, NoisyNets
@@ -29,6 +30,7 @@ from rlkit.policy_plan import PolicyPlan
 #: (``benchmarks/RESULTS.md``). Rainbow's budgets start from this dictionary (``rlkit/algos/rainbow``).
 DEFAULT_TOTAL_STEPS = {
     "CartPole-v1": 50_000, "Acrobot-v1": 25_000, "MountainCar-v0": 200_000, "LunarLander-v3": 150_000,
+    **{f"MinAtar/{game}-v1": 500_000 for game in ("Asterix", "Breakout", "Freeway", "Seaquest", "SpaceInvaders")},
 }  # fmt: skip
 FALLBACK_TOTAL_STEPS = 100_000
 
@@ -40,10 +42,16 @@ class DQNAgent(replay.ReplayAgent):
     config_class = DQNConfig
     learner_modules = {"torch": "rlkit.algos.dqn.torch", "tf": "rlkit.algos.dqn.tf"}
 
-    def __init__(self, learner, env_id: str, obs_dim: int, n_actions: int, config: DQNConfig) -> None:
+    def __init__(
+        self, learner, env_id: str, obs_dim: int, n_actions: int, config: DQNConfig, image: ImageSpec | None = None
+    ) -> None:
         super().__init__(learner, env_id, obs_dim, config)
         self.n_actions = n_actions
-        self.noise_size = config.noise_size(obs_dim, n_actions)
+        #: The image observations' description and encoder (``rlkit/encoders.py``), None for flat ones.
+        self.image = image
+        if image is not None:
+            self.obs_shape, self.obs_dtype = image.shape, np.dtype(image.dtype)
+        self.noise_size = config.noise_size(obs_dim if image is None else image.flat_size, n_actions)
         self.support = categorical_support(config.v_min, config.v_max, config.n_atoms)
         #: One draw per gradient step for the online and one for the target network (none without noisy layers).
         self.burst_noise_shape = (2, config.gradient_steps, self.noise_size)
@@ -61,7 +69,7 @@ class DQNAgent(replay.ReplayAgent):
     @classmethod
     def make(cls, env_id, framework: str, config: DQNConfig, seed: int = 0, device: str = "cpu"):
         """A fresh agent for ``env_id`` and the vector environment it trains on; checks the action space."""
-        envs = make_vec_env(env_id, config.num_envs, seed=seed)
+        envs = make_vec_env(env_id, config.num_envs, seed=seed, training=True)
         space = envs.single_action_space
         if not hasattr(space, "n"):
             envs.close()
@@ -70,8 +78,9 @@ class DQNAgent(replay.ReplayAgent):
                 "algorithm for continuous actions (ddpg, td3, sac, ppo)"
             )
         obs_dim = int(np.prod(envs.single_observation_space.shape))
-        learner = cls.learner_class(framework)(obs_dim, int(space.n), config, seed, device=device)
-        return cls(learner, env_name(env_id), obs_dim, int(space.n), config).trained_on(env_id), envs
+        image = image_spec(envs.single_observation_space, config.encoder)
+        learner = cls.learner_class(framework)(obs_dim, int(space.n), config, seed, device=device, image=image)
+        return cls(learner, env_name(env_id), obs_dim, int(space.n), config, image).trained_on(env_id), envs
 
     def refresh(self) -> None:
         """Copy the learner's current online weights into the numpy forward pass used for acting.
@@ -88,13 +97,23 @@ class DQNAgent(replay.ReplayAgent):
         one returns the mean of each action's return distribution.
         """
         config = self.config
+        encoder, dense = split_encoder(self._weights, self.image)
+        if self.image is not None:
+            obs = encode(encoder, obs, self.image)
+        else:  # a flattened image (encoder="mlp") reads as a vector
+            obs = np.asarray(obs, dtype=np.float32).reshape(len(obs), -1)
         out = q_network_forward(
-            self._weights, obs, dueling=config.dueling, noisy=config.noisy, n_atoms=config.atoms, noise=noise
+            dense, obs, dueling=config.dueling, noisy=config.noisy, n_atoms=config.atoms, noise=noise
         )
         return expected_q(out, self.support) if config.distributional else out
 
     def export_plan(self) -> PolicyPlan:
         """Argmax over the Q-values (C51's expected values for a distributional network)."""
+        if self.image is not None:
+            raise RlkitError(
+                "rlkit export does not take convolutional policies yet (image observations): save the agent "
+                "with agent.save() and load it with rlkit.load()"
+            )
         support = self.support.astype(np.float32) if self.config.distributional else None
         return PolicyPlan(self.obs_dim, "argmax", self.n_actions, support=support)
 
@@ -107,19 +126,22 @@ class DQNAgent(replay.ReplayAgent):
     def act(self, obs: np.ndarray, deterministic: bool = True) -> np.ndarray | int:
         """Greedy actions for a batch of observations (an int for a single observation)."""
         del deterministic  # DQN's policy is greedy; exploration is the loop's job (rlkit.exploration)
-        obs = np.asarray(obs, dtype=np.float32)
-        if obs.ndim == 1:
+        obs = np.asarray(obs, dtype=self.obs_dtype)
+        if obs.ndim == len(self.obs_shape):
             return int(self.q_values(obs[None]).argmax())
         return self.q_values(obs).argmax(axis=1)
 
     def checkpoint_extra(self) -> dict:
-        return {"n_actions": self.n_actions}
+        return {"n_actions": self.n_actions, "image": None if self.image is None else self.image.as_dict()}
 
     @classmethod
     def from_meta(cls, meta: dict, device: str = "cpu") -> DQNAgent:
         config = cls.config_class(**meta["config"])
-        learner = cls.learner_class(meta["framework"])(meta["obs_dim"], meta["n_actions"], config, device=device)
-        return cls(learner, meta["env_id"], meta["obs_dim"], meta["n_actions"], config)
+        image = None if meta.get("image") is None else ImageSpec.from_dict(meta["image"])
+        learner = cls.learner_class(meta["framework"])(
+            meta["obs_dim"], meta["n_actions"], config, device=device, image=image
+        )
+        return cls(learner, meta["env_id"], meta["obs_dim"], meta["n_actions"], config, image)
 
 
 class BurstHealth:

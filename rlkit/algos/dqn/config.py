@@ -16,6 +16,7 @@ import numpy as np
 
 from rlkit.algos.config_base import ReplayConfig
 from rlkit.contracts import Field, TensorContract
+from rlkit.encoders import ImageSpec, init_conv_weights
 from rlkit.nets import init_mlp_weights
 from rlkit.schedules import LinearSchedule
 
@@ -41,6 +42,18 @@ class DQNConfig(ReplayConfig):
         # benchmarks/results/harder_tasks.json.
         "LunarLander-v3": {
             "hidden_sizes": (256, 256), "learning_rate": 6.3e-4, "final_lr_fraction": 0.1, "tau": 0.005,
+        },
+        # MinAtar (10x10 grids, the "minatar" encoder): the MinAtar paper's DQN (Young & Tian 2019: one
+        # 16-filter convolution, 128 hidden units, batch 32, 100k replay, epsilon 1 -> 0.1 over the first 100k
+        # steps, 5,000 random steps first), with Adam for RMSProp and one gradient step every 4 environment
+        # steps (their one per step costs 4x the CPU time), in bursts of 16 steps every 64.
+        **{
+            f"MinAtar/{game}-v1": {
+                "hidden_sizes": (128,), "learning_rate": 2.5e-4, "buffer_size": 100_000, "batch_size": 32,
+                "train_every": 64, "gradient_steps": 16, "tau": 0.005, "learning_starts": 5_000,
+                "eps_end": 0.1, "eps_fraction": 0.2, "eval_every": 25_000, "eval_episodes": 10,
+            }
+            for game in ("Asterix", "Breakout", "Freeway", "Seaquest", "SpaceInvaders")
         },
     }  # fmt: skip
 
@@ -100,6 +113,10 @@ class DQNConfig(ReplayConfig):
     eps_fraction: float = 0.1
     #: Greedy evaluation every ``eval_every`` environment steps (over ``eval_episodes`` episodes).
     eval_every: int = 2_500
+    #: The convolutional encoder in front of the Q-network for image observations (``rlkit/encoders.py``):
+    #: "auto" picks "nature" (Mnih et al. 2015) for frames of 36 pixels or more a side and "minatar" (Young &
+    #: Tian 2019) for small grids; "mlp" flattens the image into the MLP. Flat observations ignore it.
+    encoder: str = "auto"
 
     def checks(self) -> list[tuple[bool, str, str]]:
         return [
@@ -120,6 +137,7 @@ class DQNConfig(ReplayConfig):
             ),
             (0 <= self.eps_end <= self.eps_start <= 1, "eps_start/eps_end", "0 <= eps_end <= eps_start <= 1"),
             (0 < self.eps_fraction <= 1, "eps_fraction", "in (0, 1]"),
+            (self.encoder in ("auto", "nature", "minatar", "mlp"), "encoder", "'auto', 'nature', 'minatar' or 'mlp'"),
         ]
 
     @property
@@ -143,12 +161,21 @@ class DQNConfig(ReplayConfig):
         return sum(fan_in + fan_out for fan_in, fan_out in self.layer_sizes(obs_dim, n_actions)) if self.noisy else 0
 
 
-def dqn_contract(obs_dim: int | str = "obs_dim", n_actions: int | None = None) -> TensorContract:
-    """What DQN's update step accepts; ``B`` is the batch size. Bind ``obs_dim``/``n_actions`` per env."""
+def dqn_contract(
+    obs_dim: int | str = "obs_dim", n_actions: int | None = None, image: ImageSpec | None = None
+) -> TensorContract:
+    """What DQN's update step accepts; ``B`` is the batch size. Bind ``obs_dim``/``n_actions`` per env.
+
+    Image observations arrive as stored, (B, *image.shape) of the image's dtype (uint8 pixels): the
+    network scales them (``rlkit/encoders.py``).
+    """
+    obs = Field(("B", "obs_dim"), ("float32",), doc="observations s")
+    if image is not None:
+        obs = Field(("B", *image.shape), (image.dtype,), doc="image observations s, as stored")
     contract = TensorContract(
         "DQN",
         {
-            "obs": Field(("B", "obs_dim"), ("float32",), doc="observations s"),
+            "obs": obs,
             "actions": Field(
                 ("B",),
                 ("int64", "int32"),
@@ -157,7 +184,7 @@ def dqn_contract(obs_dim: int | str = "obs_dim", n_actions: int | None = None) -
                 doc="action indices a",
             ),
             "rewards": Field(("B",), ("float32",), doc="rewards r"),
-            "next_obs": Field(("B", "obs_dim"), ("float32",), doc="next observations s'"),
+            "next_obs": Field(obs.shape, obs.dtypes, doc="next observations s'"),
             "terminated": Field(("B",), ("float32",), 0, 1, doc="1 where s' is terminal (not truncated)"),
             "discounts": Field(
                 ("B",), ("float32",), 0, 1, doc="bootstrap discount gamma^k, default gamma", optional=True
@@ -182,13 +209,20 @@ class Batch(NamedTuple):
     weights: Any
 
 
-def initial_q_weights(obs_dim: int, n_actions: int, config: DQNConfig, seed: int) -> list[np.ndarray]:
+def initial_q_weights(
+    obs_dim: int, n_actions: int, config: DQNConfig, seed: int, image: ImageSpec | None = None
+) -> list[np.ndarray]:
     """The initial network drawn in numpy (the same network in both frameworks), in :meth:`get_weights` order.
 
     Each layer's ``W, b`` follow torch.nn.Linear's default init (an MLP, or a dueling network's trunk, value
     head and output head); a noisy layer's means do too, and its sigmas start at ``noisy_sigma0 /
-    sqrt(fan_in)``, so it lists ``W_mu, b_mu, W_sigma, b_sigma``.
+    sqrt(fan_in)``, so it lists ``W_mu, b_mu, W_sigma, b_sigma``. For image observations the encoder's
+    kernels and biases come first, and the dense layers read its ``flat_size`` features (never noisy: Rainbow
+    puts noise in the dense layers only).
     """
+    if image is not None:
+        encoder = init_conv_weights(image, seed + 3)
+        return [*encoder, *initial_q_weights(image.flat_size, n_actions, config, seed)]
     outputs = n_actions * config.atoms
     if config.dueling:
         width = config.hidden_sizes[-1]

@@ -25,6 +25,7 @@ from rlkit.algos.dqn.config import (
 from rlkit.algos.keras_adam import TorchAdam
 from rlkit.batches import with_defaults
 from rlkit.distributional import categorical_support
+from rlkit.encoders import ImageSpec
 from rlkit.hardware import on_learner_device
 from rlkit.learner_state import TrainingState
 
@@ -36,10 +37,11 @@ def build_q_network(
     dueling: bool = False,
     noisy: bool = False,
     atoms: int = 1,
+    image: ImageSpec | None = None,
 ) -> QNetwork:
     """An MLP from an observation to one Q-value per action; see :class:`QNetwork`
     for the options."""
-    return QNetwork(obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms)
+    return QNetwork(obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms, image)
 
 
 @keras.saving.register_keras_serializable(package="rlkit")
@@ -51,6 +53,8 @@ class QNetwork(keras.Model):
     V + A - mean_a A.
     ``noisy``: every layer is a :class:`NoisyDense`; ``call`` then takes one noise
     draw (None: the means).
+    ``image``: a convolutional encoder reads the images first; ``obs_dim`` is then
+    its output size.
     """
 
     def __init__(
@@ -61,9 +65,12 @@ class QNetwork(keras.Model):
         dueling=False,
         noisy=False,
         atoms=1,
+        image=None,
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
+        # first, so its weights come first in get_weights order
+        self.encoder = parts.ConvEncoder(image) if image is not None else None
         dense = NoisyDense if noisy else keras.layers.Dense
         sizes = [obs_dim, *hidden_sizes]
         self.trunk = [dense(fan_out) for fan_out in sizes[1:]]
@@ -77,9 +84,10 @@ class QNetwork(keras.Model):
             "dueling": dueling,
             "noisy": noisy,
             "atoms": atoms,
+            "image": None if image is None else self.encoder.spec.as_dict(),
         }  # differs: Keras saves a config
         # differs: Keras creates variables on the first call
-        self(keras.ops.zeros((1, obs_dim)))
+        self(parts.example_input(obs_dim, self.encoder))
 
     def layers_in_order(self) -> list[keras.layers.Layer]:
         """Trunk, value head (dueling only), output head: the order of weights and of
@@ -92,7 +100,7 @@ class QNetwork(keras.Model):
 
     def call(self, obs, noise=None):
         noises = split_noise(self.layers_in_order(), noise if self.noisy else None)
-        hidden = obs
+        hidden = obs if self.encoder is None else self.encoder(obs)
         for layer, layer_noise in zip(
             self.trunk, noises[: len(self.trunk)], strict=True
         ):
@@ -200,27 +208,31 @@ class DQNLearner(TrainingState):
         config: DQNConfig,
         seed: int = 0,
         device: str = "cpu",
+        image: ImageSpec | None = None,
     ) -> None:
         self.device = parts.seeded_device(seed, device)
-        self.config = config
-        self.contract = dqn_contract(obs_dim, n_actions)
+        self.config, self.image = config, image
+        self.contract = dqn_contract(obs_dim, n_actions, image)
+        # what the dense layers read: the observation, or the encoder's features
+        features = obs_dim if image is None else image.flat_size
         network = (
-            obs_dim,
+            features,
             n_actions,
             config.hidden_sizes,
             config.dueling,
             config.noisy,
             config.atoms,
+            image,
         )
         self.q, self.target_q = build_q_network(*network), build_q_network(*network)
         # differs: torch sets requires_grad_(False) on the parameters
         self.target_q.trainable = False
         # the same network as torch's
-        self.set_weights(initial_q_weights(obs_dim, n_actions, config, seed))
+        self.set_weights(initial_q_weights(obs_dim, n_actions, config, seed, image))
         self.support = tf.constant(
             categorical_support(config.v_min, config.v_max, config.n_atoms)
         )
-        self.noise_size = config.noise_size(obs_dim, n_actions)
+        self.noise_size = config.noise_size(features, n_actions)
         # noisy layers' draws, made in numpy like torch's
         self.noise_rng = np.random.default_rng(seed + 1)
         # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
@@ -233,7 +245,7 @@ class DQNLearner(TrainingState):
         self.step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)
         # new replay priorities of the last burst, (K, B)
         self.last_priorities = np.zeros((0, 0), dtype=np.float32)
-        obs = tf.TensorSpec((None, None, obs_dim), tf.float32)
+        obs = parts.obs_spec(obs_dim, image)
         actions = tf.TensorSpec((None, None), tf.int64)
         vectors = tf.TensorSpec((None, None), tf.float32)
         noise = tf.TensorSpec((None, self.noise_size), tf.float32)
@@ -256,7 +268,7 @@ class DQNLearner(TrainingState):
         """Q-values of a batch of observations with the mean weights (acting uses the
         numpy copy)."""
         return self.expected_q(
-            self.q(np.asarray(obs, dtype=np.float32), training=False)
+            self.q(parts.as_stored(obs, self.image), training=False)
         ).numpy()
 
     def update(

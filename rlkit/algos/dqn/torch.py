@@ -27,6 +27,7 @@ from rlkit.algos.torch_adam import FusedAdam
 from rlkit.algos.torch_clip import clip_by_global_norm_
 from rlkit.batches import with_defaults
 from rlkit.distributional import categorical_support
+from rlkit.encoders import ImageSpec
 from rlkit.learner_state import TrainingState
 
 
@@ -37,10 +38,11 @@ def build_q_network(
     dueling: bool = False,
     noisy: bool = False,
     atoms: int = 1,
+    image: ImageSpec | None = None,
 ) -> QNetwork:
     """An MLP from an observation to one Q-value per action; see :class:`QNetwork`
     for the options."""
-    return QNetwork(obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms)
+    return QNetwork(obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms, image)
 
 
 class QNetwork(nn.Module):
@@ -51,12 +53,23 @@ class QNetwork(nn.Module):
     V + A - mean_a A.
     ``noisy``: every layer is a :class:`NoisyLinear`; ``forward`` then takes one
     noise draw (None: the means).
+    ``image``: a convolutional encoder reads the images first; ``obs_dim`` is then
+    its output size.
     """
 
     def __init__(
-        self, obs_dim, n_actions, hidden_sizes, dueling=False, noisy=False, atoms=1
+        self,
+        obs_dim,
+        n_actions,
+        hidden_sizes,
+        dueling=False,
+        noisy=False,
+        atoms=1,
+        image=None,
     ) -> None:
         super().__init__()
+        # first, so its weights come first in get_weights order
+        self.encoder = parts.ConvEncoder(image) if image is not None else None
         linear = NoisyLinear if noisy else nn.Linear
         sizes = [obs_dim, *hidden_sizes]
         self.trunk = nn.ModuleList(
@@ -82,7 +95,7 @@ class QNetwork(nn.Module):
         self, obs: torch.Tensor, noise: torch.Tensor | None = None
     ) -> torch.Tensor:
         noises = split_noise(self.layers_in_order(), noise if self.noisy else None)
-        hidden = obs
+        hidden = obs if self.encoder is None else self.encoder(obs)
         for layer, layer_noise in zip(
             self.trunk, noises[: len(self.trunk)], strict=True
         ):
@@ -169,29 +182,33 @@ class DQNLearner(TrainingState):
         config: DQNConfig,
         seed: int = 0,
         device: str = "cpu",
+        image: ImageSpec | None = None,
     ) -> None:
         self.device = parts.seeded_device(seed, device)
-        self.config = config
-        self.contract = dqn_contract(obs_dim, n_actions)
+        self.config, self.image = config, image
+        self.contract = dqn_contract(obs_dim, n_actions, image)
+        # what the dense layers read: the observation, or the encoder's features
+        features = obs_dim if image is None else image.flat_size
         network = (
-            obs_dim,
+            features,
             n_actions,
             config.hidden_sizes,
             config.dueling,
             config.noisy,
             config.atoms,
+            image,
         )
         self.q = build_q_network(*network).to(self.device)
         self.target_q = build_q_network(*network).to(self.device)
         # differs: TF marks this by never handing the target to a tape
         self.target_q.requires_grad_(False)
         # the same network as tf's
-        self.set_weights(initial_q_weights(obs_dim, n_actions, config, seed))
+        self.set_weights(initial_q_weights(obs_dim, n_actions, config, seed, image))
         self.support = torch.as_tensor(
             categorical_support(config.v_min, config.v_max, config.n_atoms),
             device=self.device,
         )
-        self.noise_size = config.noise_size(obs_dim, n_actions)
+        self.noise_size = config.noise_size(features, n_actions)
         # noisy layers' draws, made in numpy like tf's
         self.noise_rng = np.random.default_rng(seed + 1)
         # differs: torch.optim's fused Adam kernel, called without torch.optim's
@@ -207,7 +224,8 @@ class DQNLearner(TrainingState):
         """Q-values of a batch of observations with the mean weights (acting uses the
         numpy copy)."""
         with torch.inference_mode():
-            obs = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
+            obs = parts.as_stored(obs, self.image)
+            obs = torch.as_tensor(obs, device=self.device)
             return self.expected_q(self.q(obs)).cpu().numpy()
 
     def update(
@@ -264,7 +282,7 @@ class DQNLearner(TrainingState):
         self.contract.check(batch)
         *_, grads = self.compute_gradients(*self.tensors(batch, noise))
         grads = [grad.cpu().numpy() for grad in grads]
-        return [grad.T.copy() if grad.ndim == 2 else grad.copy() for grad in grads]
+        return [parts.to_keras_layout(grad).copy() for grad in grads]
 
     def tensors(
         self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None

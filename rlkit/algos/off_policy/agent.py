@@ -13,6 +13,7 @@ import numpy as np
 
 from rlkit.algos import replay
 from rlkit.algos.off_policy.config import OffPolicyConfig
+from rlkit.encoders import refuse_images
 from rlkit.envs import env_name, make_vec_env, space_info
 from rlkit.errors import RlkitError
 from rlkit.nets import mlp_forward
@@ -46,7 +47,7 @@ class OffPolicyAgent(replay.ReplayAgent):
     @classmethod
     def make(cls, env_id, framework: str, config, seed: int = 0, device: str = "cpu"):
         """A fresh agent for ``env_id`` and the vector environment it trains on; checks the action space."""
-        envs = make_vec_env(env_id, config.num_envs, seed=seed)
+        envs = make_vec_env(env_id, config.num_envs, seed=seed, training=True)
         action = space_info(envs.single_action_space)
         if action["discrete"]:
             envs.close()
@@ -60,6 +61,7 @@ class OffPolicyAgent(replay.ReplayAgent):
                 f"{cls.algo.upper()} squashes its actions into the action space's bounds, but {env_name(env_id)}'s "
                 f"{envs.single_action_space} is unbounded: use ppo, whose Gaussian policy needs no bounds"
             )
+        refuse_images(envs, cls.algo, env_name(env_id))
         obs_dim = int(np.prod(envs.single_observation_space.shape))
         learner = cls.learner_class(framework)(obs_dim, int(np.prod(action["shape"])), config, seed, device=device)
         return cls(learner, env_name(env_id), obs_dim, action, config).trained_on(env_id), envs
