@@ -170,6 +170,15 @@ def first_frame(rng: "np.random.Generator") -> list[tuple]:
     return [("CartPole-v1", seeds[0]), ("Acrobot-v1", seeds[1]), ("MountainCarContinuous-v0", seeds[2])]
 
 
+def stack_at(rng: "np.random.Generator") -> list[tuple]:
+    import numpy as np
+
+    frames = rng.integers(0, 256, size=(30, 5, 4), dtype=np.uint8)
+    starts = rng.random(30) < 0.2
+    starts[0] = True  # the first frame always begins an episode
+    return [(frames, starts, int(t), size) for t, size in ((0, 4), (int(rng.integers(5, 30)), 4), (29, 3), (17, 6))]
+
+
 HIDDEN: dict[str, Hidden | HiddenGrade] = {
     "bootstrap_mask": Hidden(bootstrap_mask),
     "td_target": Hidden(td_target),
@@ -178,6 +187,7 @@ HIDDEN: dict[str, Hidden | HiddenGrade] = {
     "priority_weights": Hidden(priority_weights),
     "project": Hidden(project),
     "entropy_of_greedy_actions": Hidden(entropy_of_greedy_actions),
+    "stack_at": Hidden(stack_at),
     "reward_to_go": Hidden(reward_to_go),
     "policy_loss": Hidden(policy_loss),
     "clipped_surrogate": Hidden(clipped_surrogate),

@@ -26,8 +26,9 @@ from rlkit.atari import is_atari, make_atari, register_optional_envs
 from rlkit.env_checks import StepCheck
 from rlkit.errors import RlkitError, did_you_mean
 
-#: Returns that count as "solved" where the environment's spec has no ``reward_threshold``.
-SOLVE_THRESHOLDS: dict[str, float] = {"Pendulum-v1": -200.0}
+#: Returns that count as "solved" where the environment's spec has no ``reward_threshold``. MinAtar has no
+#: official mark: 8 on Breakout (8 bricks a game) is the course's target for every seed of DQN's default run.
+SOLVE_THRESHOLDS: dict[str, float] = {"Pendulum-v1": -200.0, "MinAtar/Breakout-v1": 8.0}
 
 
 @dataclass(frozen=True)
@@ -273,6 +274,7 @@ def solve_threshold(env_id) -> float | None:
     """The return at which ``env_id`` counts as solved (its spec's ``reward_threshold``), if any."""
     if isinstance(env_id, EnvSource):
         return env_id.reward_threshold
+    register_optional_envs(env_id)
     spec = gym.spec(env_id)
     if spec.reward_threshold is not None:
         return float(spec.reward_threshold)

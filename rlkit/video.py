@@ -13,10 +13,29 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 
 from rlkit.envs import make_env
 from rlkit.errors import RlkitError, is_count
+
+#: Frames with a shorter side below this are enlarged (nearest neighbour) before they are written: MinAtar
+#: draws its 10x10 grid as 10x10 pixels, which a video player shows as a dot.
+MIN_SIDE = 160
+
+
+class Viewable(gym.Wrapper):
+    """Renders as a video wants them: uint8 RGB (MinAtar draws float colours in [0, 1]), at least
+    :data:`MIN_SIDE` pixels a side (each grid cell a square block, no smoothing)."""
+
+    def render(self):
+        frame = np.asarray(self.env.render())
+        if frame.dtype != np.uint8:
+            frame = (np.clip(frame, 0.0, 1.0) * 255).round().astype(np.uint8)
+        scale = -(-MIN_SIDE // min(frame.shape[:2]))  # ceiling division
+        if scale > 1:
+            frame = frame.repeat(scale, axis=0).repeat(scale, axis=1)
+        return frame
 
 
 def record_video(agent, path: str | Path, env: str | None = None, episodes: int = 1, seed: int = 10_000) -> list[float]:
@@ -39,7 +58,7 @@ def record_video(agent, path: str | Path, env: str | None = None, episodes: int 
         folder = Path(scratch) / "video"  # a new folder: RecordVideo warns when it writes into an existing one
         # one recording from the first reset on: a finite video_length does not stop it at the next reset
         recorder = RecordVideo(
-            make_env(env or agent.env_id, render_mode="rgb_array"),
+            Viewable(make_env(env or agent.env_id, render_mode="rgb_array")),
             str(folder),
             episode_trigger=lambda episode: episode == 0,
             video_length=10**9,

@@ -86,11 +86,12 @@ def final_record(result, env: str, seed: int) -> dict:
 
     steps, returns = result.history.series("eval_return")
     final = play_episodes(result.agent, env, FINAL_EPISODES, FINAL_EVAL_SEED + 1_000 * seed)
+    threshold = solve_threshold(env)  # None: a task with no solving mark (most MinAtar games)
     return {
         "budget": int(result.steps), "first_solved_at": result.solved_at_step,
         "eval_steps": [int(s) for s in steps], "eval_returns": [float(r) for r in returns],
         "final_returns": [float(r) for r in final], "final_mean": float(final.mean()),
-        "final_solved": bool(final.mean() >= solve_threshold(env)),
+        "final_solved": None if threshold is None else bool(final.mean() >= threshold),
         "diagnostics": diagnostics(result.history),
         "settings": json.loads(json.dumps(dataclasses.asdict(result.config))),
     }  # fmt: skip

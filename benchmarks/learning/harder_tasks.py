@@ -16,6 +16,9 @@ pass mark; None on other tasks).
     python -m benchmarks.learning.harder_tasks --configs sac:HalfCheetah-v5:torch --seeds 0 --steps 300000
     python -m benchmarks.learning.harder_tasks --table
     python -m benchmarks.learning.harder_tasks --set learning_rate=3e-4 --out try.json --configs ppo:LunarLander-v3
+    python -m benchmarks.learning.harder_tasks --configs dqn:MinAtar/Breakout-v1 --out benchmarks/results/pixels.json
+    python -m benchmarks.learning.harder_tasks --configs dqn:ALE/Pong-v5:torch --device cuda --seeds 0 \
+        --steps 5000000 --out benchmarks/results/pixels.json     # Atari: a GPU's work (chapter 16)
 
 Configurations are ``algo:env[:framework]`` as in ``benchmarks.learning.endings``; ``--steps`` overrides the
 default budget (``rlkit.train``'s for the task), ``--set`` the hyperparameters (recorded in the file).
@@ -62,7 +65,8 @@ def run_folder(
 ) -> Path:
     """The run's own folder: a run with other ``--set`` overrides or another ``--steps`` budget (which sets the
     schedules) never continues this one's checkpoint."""
-    name = f"{algo}-{env}-{framework}-seed{seed}" + ("" if steps is None else f"-steps{steps}")
+    task = env.replace("/", "-")  # MinAtar/Breakout-v1: one folder, not two
+    name = f"{algo}-{task}-{framework}-seed{seed}" + ("" if steps is None else f"-steps{steps}")
     if overrides:
         digest = hashlib.sha256(json.dumps(overrides, sort_keys=True, default=str).encode()).hexdigest()[:8]
         name += f"-set{digest}"
@@ -83,7 +87,7 @@ def value_at(steps: list[int], returns: list[float], step: int) -> float | None:
 
 def run_one(task: tuple) -> dict:
     """Train one run to the end of its budget (resuming it if a checkpoint is there); play its final agent."""
-    algo, env, framework, seed, steps, overrides, runs, save_every, progress = task
+    algo, env, framework, seed, steps, overrides, runs, save_every, progress, device = task
     import rlkit
     from rlkit.callbacks import SaveCheckpoints
 
@@ -92,7 +96,7 @@ def run_one(task: tuple) -> dict:
     resume = latest_checkpoint(folder)
     cpu, wall = time.process_time(), time.perf_counter()
     # with resume=, rlkit refuses settings that differ from the checkpoint's, naming both
-    options = {"env": env, "framework": framework, "seed": seed, **overrides}
+    options = {"env": env, "framework": framework, "seed": seed, "device": device, **overrides}
     final = folder / f"final{'.pt' if framework == 'torch' else '.keras'}"  # the agent the run returns
     result = rlkit.train(
         algo, total_steps=steps, callbacks=[saver], resume=resume, save=final, progress=progress, **options
@@ -114,7 +118,7 @@ def report(run: dict) -> str:
     return (
         f"{run['algo']:<5} {run['env']:<26} {run['framework']:<5} seed {run['seed']:>3}: first solved at {first:>8}, "
         f"final agent {run['final_mean']:7.1f} +- {run['final_std']:5.1f} "
-        f"({'solved' if run['final_solved'] else 'NOT solved'}"
+        f"({'no mark' if run['final_solved'] is None else 'solved' if run['final_solved'] else 'NOT solved'}"
         f"{'' if run['final_graded'] is None else ', graded' if run['final_graded'] else ', not graded'})"
     )
 
@@ -129,11 +133,12 @@ def table(document: dict) -> str:
     ]
     for (algo, env, framework), runs in groups.items():
         finals, first = np.array([run["final_mean"] for run in runs]), median_first_solve(runs)
-        solved = sum(r["final_solved"] for r in runs)
+        marked = [r["final_solved"] for r in runs if r["final_solved"] is not None]
+        solved = f"{sum(marked)}/{len(runs)}" if marked else "-"
         marks = [r["final_graded"] for r in runs if r["final_graded"] is not None]
         passed = f"{sum(marks)}/{len(runs)}" if marks else "-"
         lines.append(
-            f"| {algo} | {env} | {framework} | {runs[0]['budget']:,} | {solved}/{len(runs)} | {passed} "
+            f"| {algo} | {env} | {framework} | {runs[0]['budget']:,} | {solved} | {passed} "
             f"| {finals.min():.1f} | {np.median(finals):.1f} | {first} |"
         )
     return "\n".join(lines)
@@ -147,6 +152,7 @@ def main() -> None:
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="hyperparameter overrides")
     parser.add_argument("--runs", type=Path, default=RUNS, help="where the runs keep their checkpoints")
     parser.add_argument("--save-every", type=int, default=10_000, help="steps between resumable checkpoints")
+    parser.add_argument("--device", default="cpu", help="where the learners compute: cpu, auto, cuda:0 (Atari: a GPU)")
     args = parser.parse_args()
     check_sweep(parser, args)
     if args.table:
@@ -159,7 +165,7 @@ def main() -> None:
     document = open_document(args.out, "benchmarks.learning.harder_tasks", overrides, append=True)
     tasks = [
         # one worker: the run's own progress bar (several would write over each other)
-        (*run, args.steps, overrides, args.runs, args.save_every, args.workers == 1)
+        (*run, args.steps, overrides, args.runs, args.save_every, args.workers == 1, args.device)
         for run in missing_runs(document, args.configs, args.seeds)
     ]
     run_into_file(document, args.out, run_one, tasks, args.workers, key, report)

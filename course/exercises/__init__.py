@@ -34,6 +34,7 @@ from course.exercises.value_based import (
     check_double_target,
     check_priority_weights,
     check_soft_update,
+    check_stack_at,
     check_td_target,
 )
 
@@ -55,6 +56,7 @@ __all__ = [
     "check_seeded_rollout",
     "check_smoothed_target_action",
     "check_soft_update",
+    "check_stack_at",
     "check_squashed_log_prob",
     "check_standardize",
     "check_td_target",

@@ -246,3 +246,51 @@ def entropy_inputs() -> dict[str, np.ndarray]:
         "two actions, half each": np.array([[1.0, 0.0, -1.0]] * 4 + [[0.0, 1.0, -1.0]] * 4),
         "random Q-values": rng.normal(size=(64, 3)),
     }
+
+
+@exercise_check
+def check_stack_at(stack_at: Callable) -> None:
+    """Check ``stack_at(frames, starts, t, size) -> (size, H, W)`` (chapter 16).
+
+    ``frames`` holds one environment's frames in the order they came, ``starts[i]`` is True where frame ``i``
+    is the first of an episode (the frame after a reset); the stack ending at frame ``t`` lists ``size``
+    frames, oldest first, and where the episode is younger than ``size`` frames the slots before its first
+    frame repeat that first frame (rlkit.atari's stacks after a reset).
+    """
+    # frame i is filled with the value i + 1, so every frame of a stack says where it came from (0: padding)
+    frames = (np.arange(12, dtype=np.uint8) + 1)[:, None, None] * np.ones((1, 2, 3), dtype=np.uint8)
+    starts = np.zeros(12, dtype=bool)
+    starts[[0, 5, 7]] = True  # episodes of 5, 2 and 5 frames
+    for t in (9, 4, 5, 6, 0, 11):
+        result = stack_at(frames.copy(), starts.copy(), t, 4)
+        if result is None:
+            raise ExerciseError("stack_at returned None: did you forget the `return`?")
+        result = np.asarray(result)
+        if result.shape != (4, 2, 3):
+            raise ExerciseError(f"expected a stack of 4 frames of 2x3 pixels, shape (4, 2, 3); got {result.shape}.")
+        if result.dtype != frames.dtype:
+            raise ExerciseError(f"keep the frames' dtype ({frames.dtype}: a stack of pixels), got {result.dtype}.")
+        if not all(np.all(frame == frame.flat[0]) for frame in result):
+            raise ExerciseError("each slot of the stack must be one whole frame: index frames along their first axis.")
+        labels = result[:, 0, 0].astype(int) - 1  # the index of the frame in each slot
+        first = int(np.flatnonzero(starts[: t + 1])[-1])  # the first frame of t's episode
+        where = f"(the stack ending at frame {t}, whose episode began at frame {first})"
+        if (labels < 0).any():
+            raise ExerciseError(
+                f"your stack holds zeros {where}: fill the slots before the episode's first frame with that first "
+                "frame, as rlkit.atari does, not with zeros."
+            )
+        if labels[-1] != t:
+            if labels[0] == t:
+                raise ExerciseError(f"the newest frame must come last, the oldest first {where}: reverse your stack.")
+            raise ExerciseError(f"the last slot must hold frame {t} itself {where}, got frame {labels[-1]}.")
+        if labels.min() < first:
+            raise ExerciseError(
+                f"your stack reaches back to frame {labels.min()} {where}: that frame belongs to the episode before, "
+                "which ended. A stack never mixes two episodes: stop at the episode's first frame."
+            )
+        steps = np.diff(labels)
+        if (steps < 0).any() or (steps > 1).any():
+            raise ExerciseError(f"the frames of a stack are consecutive, oldest first {where}; got frames {labels}.")
+        if (steps == 0).any() and (labels[: np.flatnonzero(steps == 0)[-1] + 1] != first).any():
+            raise ExerciseError(f"only the episode's first frame ({first}) may repeat {where}; got frames {labels}.")

@@ -206,13 +206,22 @@ class ReplayAgent(Agent):
 
 
 def make_buffer(agent: ReplayAgent, config, seed: int, buffer_class: type | None = None) -> ReplayBuffer:
-    """The run's replay memory: ``buffer_class`` if given, else prioritized or uniform as the config says.
+    """The run's replay memory: ``buffer_class`` if given, else prioritized or uniform as the config says, and
+    storing each frame of stacked images once (:mod:`rlkit.frame_buffer`) where the config's ``frame_replay``
+    asks for it (DQN's Atari defaults).
 
     Every buffer stores each transition's bootstrap discount (gamma^k of a k-step transition). A buffer is
     treated as prioritized when it has ``update_priorities``: it is then sampled with PER's beta and told the
     burst's new priorities.
     """
-    if buffer_class is None:
+    options = {}
+    if buffer_class is None and getattr(config, "frame_replay", False):
+        from rlkit.frame_buffer import FrameReplayBuffer, PrioritizedFrameReplayBuffer
+
+        buffer_class = PrioritizedFrameReplayBuffer if config.prioritized else FrameReplayBuffer
+        image = getattr(agent, "image", None)
+        options["frame_axis"] = -1 if image is not None and image.channels_last else 0
+    elif buffer_class is None:
         buffer_class = PrioritizedReplayBuffer if config.prioritized else ReplayBuffer
     elif hasattr(buffer_class, "update_priorities") and not agent.reports_priorities:
         raise RlkitError(
@@ -220,7 +229,8 @@ def make_buffer(agent: ReplayAgent, config, seed: int, buffer_class: type | None
             f"{getattr(buffer_class, '__name__', buffer_class)}, which samples by priority"
         )
     is_per = isinstance(buffer_class, type) and issubclass(buffer_class, PrioritizedReplayBuffer)
-    options = {"alpha": config.per_alpha} if is_per else {}  # a callable (functools.partial) gets no alpha
+    if is_per:  # a callable (functools.partial) gets no alpha
+        options["alpha"] = config.per_alpha
     return buffer_class(
         config.buffer_size,
         agent.obs_shape,

@@ -226,3 +226,46 @@ def test_algorithms_without_an_encoder_refuse_images_by_name(algo, env):
 
     with pytest.raises(RlkitError, match=f"{algo.upper()} reads flat observations, and {env.__name__} has images"):
         rlkit.train(algo, env=env, total_steps=100, progress=False)
+
+
+class Blinker(gym.Env):
+    """An 8x8 grey frame with one lit pixel that moves with the action; episodes of 12 to 20 steps."""
+
+    observation_space = gym.spaces.Box(0, 255, (8, 8), np.uint8)
+    action_space = gym.spaces.Discrete(3)
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        self.x, self.t, self.length = 4, 0, int(self.np_random.integers(12, 21))
+        return self.frame(), {}
+
+    def frame(self) -> np.ndarray:
+        frame = np.zeros((8, 8), dtype=np.uint8)
+        frame[self.t % 8, self.x] = 255
+        return frame
+
+    def step(self, action):
+        self.x, self.t = min(max(self.x + int(action) - 1, 0), 7), self.t + 1
+        return self.frame(), float(self.x == 7), False, self.t >= self.length, {}
+
+
+def stacked_blinker() -> gym.Env:
+    return gym.wrappers.FrameStackObservation(Blinker(), 4, padding_type="reset")  # (4, 8, 8), frames first
+
+
+def test_frame_replay_stores_each_frame_once_and_trains_exactly_as_whole_stacks():
+    import rlkit
+    from rlkit.frame_buffer import FrameReplayBuffer
+
+    config = dict(hidden_sizes=(16,), learning_starts=300, train_every=50, gradient_steps=8, batch_size=16)
+    runs = {
+        replay: rlkit.train(
+            "dqn", env=stacked_blinker, total_steps=1_200, seed=3, progress=False, frame_replay=replay, **config
+        )
+        for replay in (False, True)
+    }
+    stacks, frames = (runs[replay].agent.loop.buffer for replay in (False, True))
+    assert type(frames) is FrameReplayBuffer and type(stacks) is not FrameReplayBuffer
+    assert frames.nbytes < stacks.nbytes / 3  # 4 frames a stack, each kept once (plus frame numbers)
+    for a, b in zip(runs[False].agent.get_weights(), runs[True].agent.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)  # the same batches, so the same updates, bit for bit

@@ -26,7 +26,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_and_ends_as_an_uninterru
     from rlkit.evaluate import play_episodes
 
     task = ("dqn", "CartPole-v1", "torch", 3, 2000, SHORT)
-    whole = harder.run_one((*task, tmp_path / "whole", 1000, False))
+    whole = harder.run_one((*task, tmp_path / "whole", 1000, False, "cpu"))
     assert whole["resumed_from"] is None
 
     class CtrlCAt1200(rlkit.callbacks.SaveCheckpoints):
@@ -38,10 +38,10 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_and_ends_as_an_uninterru
     with monkeypatch.context() as patch:
         patch.setattr(rlkit.callbacks, "SaveCheckpoints", CtrlCAt1200)
         with pytest.raises(TrainingInterrupted):
-            harder.run_one((*task, tmp_path / "parts", 1000, False))
+            harder.run_one((*task, tmp_path / "parts", 1000, False, "cpu"))
     folder = harder.run_folder(tmp_path / "parts", *task[:4], SHORT, 2000)
     assert harder.latest_checkpoint(folder).name == "step_1200.pt"
-    resumed = harder.run_one((*task, tmp_path / "parts", 1000, False))
+    resumed = harder.run_one((*task, tmp_path / "parts", 1000, False, "cpu"))
     assert resumed["resumed_from"] == "step_1200.pt" and resumed["budget"] == 2000
     saved = rlkit.load(folder / "final.pt")  # the agent the run returned, kept beside its checkpoints
     endings = benchmark_script("endings")  # the final episodes' count and seeds, shared by both scripts
@@ -78,12 +78,12 @@ def test_runs_with_other_settings_keep_apart_and_a_checkpoint_of_other_settings_
     tuned = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, {"n_step": 3})
     assert tuned != defaults and tuned == harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, {"n_step": 3})
     assert harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, steps=300_000).name.endswith("-steps300000")
-    harder.run_one(("dqn", "CartPole-v1", "torch", 0, 1000, SHORT, tmp_path, 1000, False))
+    harder.run_one(("dqn", "CartPole-v1", "torch", 0, 1000, SHORT, tmp_path, 1000, False, "cpu"))
     folder = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, SHORT, 1000)
     other = {**SHORT, "n_step": 3}
     harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, other, 2000).symlink_to(folder)
     with pytest.raises(RlkitError, match="n_step"):  # a checkpoint of other settings, found in the folder
-        harder.run_one(("dqn", "CartPole-v1", "torch", 0, 2000, other, tmp_path, 1000, False))
+        harder.run_one(("dqn", "CartPole-v1", "torch", 0, 2000, other, tmp_path, 1000, False, "cpu"))
 
 
 COMMITTED = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "harder_tasks.json"

@@ -68,6 +68,8 @@ EXTRA_OF_ENVIRONMENT = {
     "HalfCheetah": "mujoco",
     "Hopper": "mujoco",
     "Walker2d": "mujoco",
+    "MinAtar/": "minatar",
+    "ALE/": "atari",
 }
 
 
@@ -75,7 +77,7 @@ def extras_the_chapter_needs(path) -> set[str]:
     """The optional extras (beyond ``colab``) whose packages the chapter's code imports or whose environments
     it makes."""
     code = "\n".join("".join(c["source"]) for c in load(path)["cells"] if c["cell_type"] == "code")
-    environments = {extra for name, extra in EXTRA_OF_ENVIRONMENT.items() if re.search(rf"\b{name}", code)}
+    environments = {extra for name, extra in EXTRA_OF_ENVIRONMENT.items() if re.search(rf"\b{re.escape(name)}", code)}
     imported = set(re.findall(r"^\s*(?:from|import)\s+([\w.]+)", code, re.MULTILINE))
     imported |= {
         f"{package}.{name}" for package, name in re.findall(r"^\s*from\s+([\w.]+)\s+import\s+(\w+)", code, re.M)

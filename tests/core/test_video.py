@@ -50,3 +50,28 @@ def test_eval_records_a_video(agent, tmp_path, capsys):
 def test_only_mp4_is_written(agent, tmp_path):
     with pytest.raises(RlkitError, match="videos are written as .mp4, got"):
         record_video(agent, tmp_path / "agent.gif")
+
+
+def test_a_minatar_grid_is_written_enlarged_as_uint8_colour(tmp_path):
+    """MinAtar renders its 10x10 grid as float colours: the video holds it as uint8 at 160x160 pixels."""
+    pytest.importorskip("minatar")
+    import numpy as np
+
+    from rlkit.envs import make_env
+    from rlkit.video import MIN_SIDE, Viewable
+
+    env = Viewable(make_env("MinAtar/Breakout-v1", render_mode="rgb_array"))
+    env.reset(seed=0)
+    frame, raw = env.render(), env.unwrapped.render()
+    assert raw.shape == (10, 10, 3) and raw.dtype == np.float64
+    assert frame.shape == (MIN_SIDE, MIN_SIDE, 3) and frame.dtype == np.uint8
+    np.testing.assert_array_equal(frame[::16, ::16], (raw * 255).round().astype(np.uint8))  # one block per cell
+
+    class Random:
+        def act(self, obs, deterministic=True):
+            return 0
+
+    path = tmp_path / "minatar.mp4"
+    (episode_return,) = record_video(Random(), path, env="MinAtar/Breakout-v1")
+    reader = imageio_ffmpeg.read_frames(str(path))
+    assert next(reader)["size"] == (MIN_SIDE, MIN_SIDE)

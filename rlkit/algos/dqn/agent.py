@@ -31,6 +31,11 @@ from rlkit.policy_plan import PolicyPlan
 DEFAULT_TOTAL_STEPS = {
     "CartPole-v1": 50_000, "Acrobot-v1": 25_000, "MountainCar-v0": 200_000, "LunarLander-v3": 150_000,
     **{f"MinAtar/{game}-v1": 500_000 for game in ("Asterix", "Breakout", "Freeway", "Seaquest", "SpaceInvaders")},
+    # RL Zoo's and CleanRL's Atari budget: 10M agent steps (40M frames), a GPU's work (chapter 16)
+    **{
+        f"ALE/{game}-v5": 10_000_000
+        for game in ("Pong", "Breakout", "SpaceInvaders", "Seaquest", "BeamRider", "Qbert", "Enduro")
+    },
 }  # fmt: skip
 FALLBACK_TOTAL_STEPS = 100_000
 
