@@ -118,7 +118,8 @@ class RolloutBuffer:
 
     ``obs`` has one more row than the rest: the observation after the rollout, whose value bootstraps the
     last step. ``valid`` marks real transitions (gymnasium's autoreset steps are False; see
-    :class:`rlkit.envs.EnvRunner`); :meth:`flatten` keeps only those.
+    :class:`rlkit.envs.EnvRunner`); :meth:`flatten` keeps only those. ``obs_dtype``: float32 vectors, or
+    images as they come (uint8 pixels, bool grids), as in :class:`ReplayBuffer`.
     """
 
     def __init__(
@@ -128,11 +129,12 @@ class RolloutBuffer:
         obs_shape: tuple[int, ...],
         action_shape: tuple[int, ...] = (),
         action_dtype: type | np.dtype = np.int64,
+        obs_dtype: type | np.dtype = np.float32,
     ) -> None:
         if num_steps < 1 or num_envs < 1:
             raise RlkitError(f"RolloutBuffer needs num_steps and num_envs >= 1, got {num_steps}, {num_envs}")
         self.num_steps, self.num_envs = num_steps, num_envs
-        self.obs = np.zeros((num_steps + 1, num_envs, *obs_shape), dtype=np.float32)
+        self.obs = np.zeros((num_steps + 1, num_envs, *obs_shape), dtype=obs_dtype)
         self.actions = np.zeros((num_steps, num_envs, *action_shape), dtype=action_dtype)
         self.rewards = np.zeros((num_steps, num_envs), dtype=np.float32)
         self.terminated = np.zeros((num_steps, num_envs), dtype=np.float32)

@@ -117,12 +117,13 @@ def channels_last(shape: tuple[int, ...]) -> bool:
 def image_spec(space: gym.Space, encoder: str = "auto") -> ImageSpec | None:
     """The :class:`ImageSpec` of an image observation space, or None for a flat one (an MLP reads it).
 
-    ``encoder``: "nature" (Atari-sized frames), "minatar" (small grids), "auto" (nature when both sides
-    are at least 36 pixels, else minatar), or "mlp" (no encoder: the image is flattened into the MLP).
+    ``encoder``: "nature" (Atari-sized frames), "minatar" (small grids), or "auto" (nature when both sides
+    are at least 36 pixels, else minatar). An MLP reads an image only flattened in the environment
+    (``wrappers=[FlattenObservation]``): the buffer then stores it as the vector it has become.
     """
-    if encoder not in (*ENCODERS, "auto", "mlp"):
-        raise RlkitError(f"encoder must be one of {[*ENCODERS, 'auto', 'mlp']}, got {encoder!r}")
-    if not is_image_space(space) or encoder == "mlp":
+    if encoder not in (*ENCODERS, "auto"):
+        raise RlkitError(f"encoder must be one of {[*ENCODERS, 'auto']}, got {encoder!r}")
+    if not is_image_space(space):
         return None
     dtype = np.dtype(space.dtype).name
     if dtype not in IMAGE_DTYPES:

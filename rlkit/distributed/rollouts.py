@@ -214,6 +214,11 @@ class RayRolloutLoop(RolloutLoop):
                 "normalize_obs=True updates the observation statistics with every step of every environment, "
                 "and the workers act on normalised observations: a run on workers needs normalize_obs=False"
             )
+        if getattr(agent, "image", None) is not None:
+            raise RlkitError(
+                "workers= rebuilds each worker's agent for flat observations, and this run reads images through "
+                "convolutional encoders: train it in one process (without workers=)"
+            )
         ray = connect(ray_address, purpose="workers=")
         cpus = ray.cluster_resources().get("CPU", 0)
         if workers > cpus:

@@ -107,6 +107,10 @@ def test_runs_that_cannot_be_split_are_refused():
         rlkit.train("dqn", workers=2, total_steps=100, progress=False)
     with pytest.raises(RlkitError, match="normalize_obs=False"):
         rlkit.train("ppo", workers=2, normalize_obs=True, total_steps=100, progress=False)
+    from tests.algorithms.test_image_dqn import GridWorld
+
+    with pytest.raises(RlkitError, match="reads images through convolutional encoders: train it in one process"):
+        rlkit.train("ppo", env=GridWorld, workers=2, num_envs=2, total_steps=100, progress=False)
     with pytest.raises(RlkitError, match="workers=3 hold one CPU each, and the Ray cluster has 2"):
         rlkit.train("ppo", workers=3, num_envs=4, total_steps=100, progress=False)
     with pytest.raises(RlkitError, match=r"workers must be an int in \[1, num_envs=4\]"):

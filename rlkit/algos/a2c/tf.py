@@ -25,6 +25,7 @@ from rlkit.algos.actor_critic.config import (
     actor_critic_contract,
 )
 from rlkit.algos.keras_adam import TorchAdam
+from rlkit.encoders import ImageSpec
 from rlkit.hardware import configure_tensorflow, on_learner_device, tensorflow_device
 from rlkit.learner_state import TrainingState
 
@@ -49,16 +50,19 @@ class Learner(TrainingState):
         config: ActorCriticConfig,
         seed: int = 0,
         device: str = "cpu",
+        image: ImageSpec | None = None,
     ):
         configure_tensorflow()  # one CPU thread unless RLKIT_THREADS says otherwise
         keras.utils.set_random_seed(seed)
         # differs: a TF device name, "/CPU:0" or "/GPU:N" (the learner runs in it)
         self.device = tensorflow_device(device)
-        self.config, self.discrete = config, discrete
+        self.config, self.discrete, self.image = config, discrete, image
         self.contract = actor_critic_contract(
-            self.name, obs_dim, discrete, action_dim
+            self.name, obs_dim, discrete, action_dim, image
         )
-        self.model = nets.build_model(obs_dim, action_dim, discrete, config, seed)
+        self.model = nets.build_model(
+            obs_dim, action_dim, discrete, config, seed, image
+        )
         self.actor, self.critic = self.model.actor, self.model.critic
         self.log_std = self.model.log_std
         # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
@@ -71,7 +75,9 @@ class Learner(TrainingState):
         # minibatch) once into a graph (a fixed signature: no retracing)
         self.train_update = tf.function(
             self.train_update,
-            input_signature=nets.update_signature(obs_dim, action_dim, discrete),
+            input_signature=nets.update_signature(
+                obs_dim, action_dim, discrete, image
+            ),
         )
 
     def values_and_log_probs(

@@ -25,6 +25,7 @@ from rlkit.algos.actor_critic.config import (
 )
 from rlkit.algos.torch_adam import FusedAdam
 from rlkit.algos.torch_clip import clip_by_global_norm_
+from rlkit.encoders import ImageSpec
 from rlkit.hardware import configure_torch, resolve_device
 from rlkit.learner_state import TrainingState
 
@@ -48,16 +49,17 @@ class Learner(TrainingState):
         config: ActorCriticConfig,
         seed: int = 0,
         device: str = "cpu",
+        image: ImageSpec | None = None,
     ):
         configure_torch()  # one CPU thread unless RLKIT_THREADS says otherwise
         torch.manual_seed(seed)
         self.device = torch.device(resolve_device(device))  # cpu, cuda, mps
-        self.config, self.discrete = config, discrete
+        self.config, self.discrete, self.image = config, discrete, image
         self.contract = actor_critic_contract(
-            self.name, obs_dim, discrete, action_dim
+            self.name, obs_dim, discrete, action_dim, image
         )
         self.model = nets.build_model(
-            obs_dim, action_dim, discrete, config, seed, self.device
+            obs_dim, action_dim, discrete, config, seed, self.device, image
         )
         self.actor, self.critic = self.model.actor, self.model.critic
         self.log_std = self.model.log_std

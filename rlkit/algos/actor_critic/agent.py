@@ -16,8 +16,9 @@ from rlkit.algos import training
 from rlkit.algos.actor_critic.config import ActorCriticConfig
 from rlkit.algos.agent_base import Agent
 from rlkit.buffers import RolloutBuffer
-from rlkit.encoders import refuse_images
+from rlkit.encoders import ImageSpec, encode, image_spec, split_encoder
 from rlkit.envs import env_name, make_vec_env, space_info
+from rlkit.errors import RlkitError
 from rlkit.health import explained_variance
 from rlkit.nets import mlp_forward
 from rlkit.normalize import ObservationNormalizer, RewardScaler
@@ -37,7 +38,9 @@ class RolloutLoop(training.Loop):
         self.rollout = config.num_steps * config.num_envs
         super().__init__(agent, envs, seed, rng, self.whole_rollouts(plan))
         space = envs.single_action_space
-        self.buffer = RolloutBuffer(config.num_steps, config.num_envs, (agent.obs_dim,), space.shape, space.dtype)
+        self.buffer = RolloutBuffer(
+            config.num_steps, config.num_envs, agent.obs_shape, space.shape, space.dtype, obs_dtype=agent.obs_dtype
+        )
         self.scale_rewards = RewardScaler(config.num_envs, config.gamma, enabled=config.normalize_rewards)
         self.begin()
 
@@ -60,9 +63,9 @@ class RolloutLoop(training.Loop):
         step = self.step
         check_rollout({"rewards": buffer.rewards, "obs": buffer.obs}, step)  # before learning from it
 
-        obs_dim = agent.obs_dim
+        flat_obs = buffer.obs.reshape(-1, *agent.obs_shape)  # images stay as stored
         flat_actions = buffer.actions.reshape(self.rollout, *buffer.actions.shape[2:])
-        values, old_log_probs = learner.values_and_log_probs(buffer.obs.reshape(-1, obs_dim), flat_actions)
+        values, old_log_probs = learner.values_and_log_probs(flat_obs, flat_actions)
         values = values.reshape(config.num_steps + 1, config.num_envs)
         advantages, value_targets = compute_gae(
             buffer.rewards, values, buffer.terminated, buffer.dones, buffer.valid, config.gamma, config.gae_lambda
@@ -126,37 +129,65 @@ class ActorCriticAgent(Agent):
     #: The loop that trains this family (``rlkit.train(workers=...)`` passes its Ray twin instead).
     loop_class = RolloutLoop
 
-    def __init__(self, learner, env_id: str, obs_dim: int, action: dict, config: ActorCriticConfig) -> None:
+    def __init__(
+        self,
+        learner,
+        env_id: str,
+        obs_dim: int,
+        action: dict,
+        config: ActorCriticConfig,
+        image: ImageSpec | None = None,
+    ) -> None:
         super().__init__(learner, env_id, obs_dim, config)
         self.action, self.discrete = action, action["discrete"]
-        self.obs_normalizer = ObservationNormalizer((obs_dim,), enabled=config.normalize_obs)
+        #: The image observations' description and encoders (``rlkit/encoders.py``), None for flat ones.
+        self.image = image
+        if image is None:
+            self.obs_normalizer = ObservationNormalizer((obs_dim,), enabled=config.normalize_obs)
+        else:
+            self.obs_shape, self.obs_dtype = image.shape, np.dtype(image.dtype)
+            self.obs_normalizer = ImagesAsStored(self.obs_dtype)
         self.refresh()
 
     @classmethod
     def make(cls, env_id, framework: str, config, seed: int = 0, device: str = "cpu"):
         """A fresh agent for ``env_id`` and the vector environment it trains on."""
         envs = make_vec_env(env_id, config.num_envs, seed=seed, training=True)
-        refuse_images(envs, cls.algo, env_name(env_id))
+        try:
+            image = read_images(envs.single_observation_space, config, cls.algo, env_name(env_id))
+        except RlkitError:
+            envs.close()
+            raise
         action = space_info(envs.single_action_space)
         obs_dim = int(np.prod(envs.single_observation_space.shape))
         shape = (obs_dim, action_dim(action), action["discrete"])
-        learner = cls.learner_class(framework)(*shape, config, seed, device=device)
-        return cls(learner, env_name(env_id), obs_dim, action, config).trained_on(env_id), envs
+        learner = cls.learner_class(framework)(*shape, config, seed, device=device, image=image)
+        return cls(learner, env_name(env_id), obs_dim, action, config, image).trained_on(env_id), envs
 
     def refresh(self) -> None:
-        """Copy the learner's actor weights (and log std) into the numpy forward pass used for acting."""
+        """Copy the learner's actor weights (its encoder's first, for images; and the log std) into the numpy
+        forward pass used for acting."""
         weights = self.learner.get_weights()
-        actor_arrays = 2 * (len(self.config.hidden_sizes) + 1)
-        self._actor = weights[:actor_arrays]
+        encoder_arrays = 0 if self.image is None else 2 * len(self.image.convs)
+        actor_arrays = encoder_arrays + 2 * (len(self.config.hidden_sizes) + 1)
+        self._encoder, self._actor = split_encoder(weights[:actor_arrays], self.image)
         self._std = None if self.discrete else np.exp(weights[-1])
 
     def policy_output(self, normalized_obs: np.ndarray) -> np.ndarray:
-        """Logits (discrete) or Gaussian means (continuous) for a batch of normalised observations."""
+        """Logits (discrete) or Gaussian means (continuous) for a batch of normalised observations (images as
+        stored: the encoder scales them)."""
+        if self.image is not None:
+            normalized_obs = encode(self._encoder, normalized_obs, self.image)
         return mlp_forward(self._actor, normalized_obs, activation="tanh")
 
     def export_plan(self) -> PolicyPlan:
         """The observation normalisation, then argmax over the logits or the Gaussian mean clipped to the
         bounds."""
+        if self.image is not None:
+            raise RlkitError(
+                "rlkit export does not take convolutional policies yet (image observations): save the agent "
+                "with agent.save() and load it with rlkit.load()"
+            )
         f32, stats = np.float32, self.obs_normalizer.plan_fields()
         if self.discrete:
             return PolicyPlan(self.obs_dim, "argmax", self.action["n"], **stats)
@@ -184,8 +215,8 @@ class ActorCriticAgent(Agent):
 
     def act(self, obs: np.ndarray, deterministic: bool = True, rng: np.random.Generator | None = None):
         """Actions for a batch of raw observations (an action for a single one): the mode, or a sample."""
-        obs = np.asarray(obs, dtype=np.float32)
-        single = obs.ndim == 1
+        obs = np.asarray(obs, dtype=self.obs_dtype)
+        single = obs.ndim == len(self.obs_shape)
         normalized = self.obs_normalizer(obs[None] if single else obs)
         if deterministic:
             out = self.policy_output(normalized)
@@ -212,17 +243,45 @@ class ActorCriticAgent(Agent):
 
     def checkpoint_extra(self) -> dict:
         action = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.action.items()}
-        return {"action": action, "obs_normalizer": self.obs_normalizer.stats.state()}
+        image = None if self.image is None else self.image.as_dict()
+        return {"action": action, "obs_normalizer": self.obs_normalizer.stats.state(), "image": image}
 
     @classmethod
     def from_meta(cls, meta: dict, device: str = "cpu") -> ActorCriticAgent:
         config = cls.config_class(**meta["config"])
         action = {k: (np.asarray(v, dtype=np.float32) if isinstance(v, list) else v) for k, v in meta["action"].items()}
+        image = None if meta.get("image") is None else ImageSpec.from_dict(meta["image"])
         shape = (meta["obs_dim"], action_dim(action), action["discrete"])
-        learner = cls.learner_class(meta["framework"])(*shape, config, device=device)
-        agent = cls(learner, meta["env_id"], meta["obs_dim"], action, config)
+        learner = cls.learner_class(meta["framework"])(*shape, config, device=device, image=image)
+        agent = cls(learner, meta["env_id"], meta["obs_dim"], action, config, image)
         agent.obs_normalizer.stats.load_state(meta["obs_normalizer"])
         return agent
+
+
+class ImagesAsStored(ObservationNormalizer):
+    """The observation "normaliser" of an agent that reads images: none. Images pass through in their stored
+    dtype (uint8 pixels, bool grids) to the encoders, which scale them; running statistics would standardise
+    each pixel by its own history (a constant background pixel into noise) and hand float32 copies around."""
+
+    def __init__(self, dtype: np.dtype) -> None:
+        super().__init__((), enabled=False)
+        self.dtype = dtype
+
+    def __call__(self, obs: np.ndarray, update: bool = False) -> np.ndarray:
+        return np.asarray(obs, dtype=self.dtype)
+
+
+def read_images(space, config: ActorCriticConfig, algo: str, name: str) -> ImageSpec | None:
+    """The :class:`~rlkit.encoders.ImageSpec` the actor and critic read ``space`` with (None for flat
+    observations); refuses by name what they cannot read."""
+    image = image_spec(space, config.encoder)
+    if image is not None and config.normalize_obs:
+        raise RlkitError(
+            f"{algo.upper()} reads {name}'s images through convolutional encoders, which scale the pixels "
+            "themselves: normalize_obs=True would standardise each pixel by its own running statistics. Train with "
+            "normalize_obs=False"
+        )
+    return image
 
 
 def action_dim(action: dict) -> int:

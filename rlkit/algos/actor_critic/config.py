@@ -9,6 +9,7 @@ import numpy as np
 
 from rlkit.algos.config_base import HIDDEN_SIZES_RULE, AlgorithmConfig
 from rlkit.contracts import Field, TensorContract
+from rlkit.encoders import ImageSpec, init_conv_weights
 from rlkit.nets import orthogonal_mlp_weights
 from rlkit.schedules import ConstantSchedule, LinearDecay
 
@@ -24,6 +25,11 @@ class ActorCriticConfig(AlgorithmConfig):
 
     #: Hidden layer widths of the actor and of the critic (separate networks, tanh activations).
     hidden_sizes: tuple[int, ...] = (64, 64)
+    #: The convolutional encoder in front of the actor and of the critic (one each) for image observations
+    #: (``rlkit/encoders.py``): "auto" picks "nature" (Mnih et al. 2015) for frames of 36 pixels or more a side
+    #: and "minatar" (Young & Tian 2019) for small grids. Flat observations ignore it; an MLP reads an image
+    #: flattened in the environment (wrappers=[FlattenObservation]).
+    encoder: str = "auto"
     #: Adam step size, annealed linearly to 0 over training when ``anneal_lr``.
     learning_rate: float = 3e-4
     anneal_lr: bool = True
@@ -86,6 +92,7 @@ class ActorCriticConfig(AlgorithmConfig):
             (self.target_kl is None or self.target_kl > 0, "target_kl", "> 0 or None"),
             (self.eval_every > 0, "eval_every", "> 0"),
             (self.eval_episodes > 0, "eval_episodes", "> 0"),
+            (self.encoder in ("auto", "nature", "minatar"), "encoder", "'auto', 'nature' or 'minatar'"),
         ]
 
 
@@ -101,9 +108,15 @@ class Batch(NamedTuple):
     old_values: Any
 
 
-def actor_critic_contract(owner: str, obs_dim: int, discrete: bool, action_dim: int) -> TensorContract:
+def actor_critic_contract(
+    owner: str, obs_dim: int, discrete: bool, action_dim: int, image: ImageSpec | None = None
+) -> TensorContract:
     """What an actor-critic update accepts: one row per valid transition of a rollout, the fields of
-    :class:`Batch`."""
+    :class:`Batch`. Image observations arrive as stored, (B, *image.shape) of the image's dtype (uint8 pixels,
+    bool grids): the networks' encoders scale them (``rlkit/encoders.py``)."""
+    obs = Field(("B", obs_dim), ("float32",), doc="(normalised) observations")
+    if image is not None:
+        obs = Field(("B", *image.shape), (image.dtype,), doc="image observations, as stored")
     if discrete:
         actions = Field(("B",), ("int64", "int32"), 0, action_dim - 1, doc="action indices")
     else:
@@ -111,7 +124,7 @@ def actor_critic_contract(owner: str, obs_dim: int, discrete: bool, action_dim: 
     return TensorContract(
         owner,
         {
-            "obs": Field(("B", obs_dim), ("float32",), doc="(normalised) observations"),
+            "obs": obs,
             "actions": actions,
             "old_log_probs": Field(("B",), ("float32",), doc="log pi_old(a|s) when the rollout was collected"),
             "advantages": Field(("B",), ("float32",), doc="GAE advantages"),
@@ -121,12 +134,19 @@ def actor_critic_contract(owner: str, obs_dim: int, discrete: bool, action_dim: 
     )
 
 
-def initial_weights(obs_dim: int, action_dim: int, discrete: bool, config: ActorCriticConfig, seed: int) -> list:
+def initial_weights(
+    obs_dim: int, action_dim: int, discrete: bool, config: ActorCriticConfig, seed: int, image: ImageSpec | None = None
+) -> list:
     """Orthogonal init drawn in numpy, so both frameworks start from the same network for the same seed.
 
-    Policy head gain 0.01 (a near-uniform initial policy), value head gain 1, log std ``log_std_init``.
+    Policy head gain 0.01 (a near-uniform initial policy), value head gain 1, log std ``log_std_init``. For
+    image observations each network's encoder comes first (torch's Conv2d default, as DQN's: its kernels and
+    biases, then the MLP, which reads the encoder's ``flat_size`` features).
     """
-    actor = orthogonal_mlp_weights([obs_dim, *config.hidden_sizes, action_dim], seed, output_gain=0.01)
-    critic = orthogonal_mlp_weights([obs_dim, *config.hidden_sizes, 1], seed + 1, output_gain=1.0)
+    features = obs_dim if image is None else image.flat_size
+    actor = orthogonal_mlp_weights([features, *config.hidden_sizes, action_dim], seed, output_gain=0.01)
+    critic = orthogonal_mlp_weights([features, *config.hidden_sizes, 1], seed + 1, output_gain=1.0)
+    if image is not None:
+        actor, critic = [*init_conv_weights(image, seed + 2), *actor], [*init_conv_weights(image, seed + 3), *critic]
     log_std = [] if discrete else [np.full(action_dim, config.log_std_init, dtype=np.float32)]
     return [*actor, *critic, *log_std]

@@ -17,6 +17,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from rlkit.algos import tf_parts as parts
 from rlkit.algos.actor_critic.config import (
     METRICS,
     ActorCriticConfig,
@@ -25,15 +26,28 @@ from rlkit.algos.actor_critic.config import (
 )
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.contracts import TensorContract
+from rlkit.encoders import ImageSpec
 
 LOG_2PI = math.log(2 * math.pi)
 
 
 def build_mlp(
-    in_dim: int, out_dim: int, hidden_sizes: tuple[int, ...]
+    in_dim: int,
+    out_dim: int,
+    hidden_sizes: tuple[int, ...],
+    image: ImageSpec | None = None,
 ) -> keras.Sequential:
-    """A tanh MLP with a linear output layer."""
-    layers: list = [keras.Input((in_dim,))]
+    """A tanh MLP with a linear output layer; for images, behind a convolutional
+    encoder (first, so its weights come first), whose features the MLP reads."""
+    if image is None:
+        layers: list = [keras.Input((in_dim,))]
+    else:
+        # differs: Keras' input names the images' stored dtype; Reshape tells Keras
+        # the features' size, which it cannot infer through the encoder's flatten
+        # (torch's first Linear is told in_dim)
+        stored = keras.Input(image.shape, dtype=image.dtype)
+        flat = keras.layers.Reshape((image.flat_size,))
+        layers = [stored, parts.ConvEncoder(image), flat]
     for width in hidden_sizes:
         layers.append(keras.layers.Dense(width, activation="tanh"))
     layers.append(keras.layers.Dense(out_dim))
@@ -43,7 +57,16 @@ def build_mlp(
 @keras.saving.register_keras_serializable("rlkit")
 class ActorCriticModel(keras.Model):
     """Actor, critic and the Gaussian policy's log std (``log_std_size`` 0 for
-    discrete actions) in one model."""
+    discrete actions) in one model.
+
+    For images each network has its own encoder, not one trunk with two heads
+    (CleanRL's Atari PPO): the loss sums the policy and value losses, so a shared
+    trunk would learn features for both at a ratio set by ``vf_coef`` and the
+    returns' scale, and one global gradient clip would let a large value gradient
+    shrink the policy's step. Separate, each network learns from its own loss alone,
+    as the MLPs do; acting reads the actor's arrays (the first of the weights) with
+    the numpy encoder and MLP. The cost: the update convolves each image twice.
+    """
 
     def __init__(
         self,
@@ -65,9 +88,13 @@ class ActorCriticModel(keras.Model):
         # differs: torch runs eagerly; TF traces the rollout's batched evaluation
         # once into a graph (a fixed signature: no retracing)
         obs_dim, action_dim = actor.input_shape[-1], actor.output_shape[-1]
+        first = actor.layers[0]  # the encoder, for images
+        image = first.spec if isinstance(first, parts.ConvEncoder) else None
         self.traced_rollout_outputs = tf.function(
             partial(rollout_outputs, self),
-            input_signature=input_specs(obs_dim, action_dim, not log_std_size),
+            input_signature=input_specs(
+                obs_dim, action_dim, not log_std_size, image
+            ),
             autograph=False,  # no Python loop or branch on a tensor to rewrite
         )
 
@@ -104,14 +131,17 @@ def build_model(
     config: ActorCriticConfig,
     seed: int,
     # differs: no device: TF places the model on its device itself
+    image: ImageSpec | None = None,
 ) -> ActorCriticModel:
     """Actor (logits or Gaussian mean, plus a state-independent log std) and critic
     in one model, so that a checkpoint is that model's weights; with the seed's
-    initial weights (the same as torch's)."""
-    actor = build_mlp(obs_dim, action_dim, config.hidden_sizes)
-    critic = build_mlp(obs_dim, 1, config.hidden_sizes)
+    initial weights (the same as torch's). ``image``: each network reads the images
+    through its own convolutional encoder."""
+    actor = build_mlp(obs_dim, action_dim, config.hidden_sizes, image)
+    critic = build_mlp(obs_dim, 1, config.hidden_sizes, image)
     model = ActorCriticModel(actor, critic, 0 if discrete else action_dim)
-    set_weights(model, initial_weights(obs_dim, action_dim, discrete, config, seed))
+    weights = initial_weights(obs_dim, action_dim, discrete, config, seed, image)
+    set_weights(model, weights)
     return model
 
 
@@ -195,7 +225,9 @@ def rows(batch: Batch, indices) -> Batch:
 
 def get_weights(model: ActorCriticModel) -> list[np.ndarray]:
     """``[actor W0, b0, ..., critic W0, b0, ...(, log_std)]``, each kernel as
-    (in, out) (Keras' layout)."""
+    (in, out) (Keras' layout); an encoder's (kh, kw, in, out) kernels and biases
+    lead its network's arrays."""
+    # differs: one traced read of every variable; torch reads them tensor by tensor
     return [value.numpy() for value in model.read_parameters()]
 
 
@@ -227,21 +259,31 @@ def sample_std(x):
 
 
 # differs: torch needs no signatures; TF traces each function once for these
-def input_specs(obs_dim: int, action_dim: int, discrete: bool) -> list:
-    """Observations and actions: a rollout's, or a batch's first two fields."""
+def input_specs(
+    obs_dim: int, action_dim: int, discrete: bool, image: ImageSpec | None = None
+) -> list:
+    """Observations and actions: a rollout's, or a batch's first two fields. Images
+    arrive as stored (uint8 pixels, bool grids)."""
     action_spec = (
         tf.TensorSpec((None,), tf.int64)
         if discrete
         else tf.TensorSpec((None, action_dim), tf.float32)
     )
-    return [tf.TensorSpec((None, obs_dim)), action_spec]
+    obs_spec = (
+        tf.TensorSpec((None, obs_dim))
+        if image is None
+        else tf.TensorSpec((None, *image.shape), image.dtype)
+    )
+    return [obs_spec, action_spec]
 
 
 # differs: torch needs no signatures; TF traces each function once for these
-def update_signature(obs_dim: int, action_dim: int, discrete: bool) -> list:
+def update_signature(
+    obs_dim: int, action_dim: int, discrete: bool, image: ImageSpec | None = None
+) -> list:
     """The arguments of a learner's ``train_update``: the rollout as a
     :class:`Batch`, the minibatches' index arrays, the clip range, the KL limit."""
     vector = tf.TensorSpec((None,))
-    batch = Batch(*input_specs(obs_dim, action_dim, discrete), *[vector] * 4)
+    batch = Batch(*input_specs(obs_dim, action_dim, discrete, image), *[vector] * 4)
     minibatches = tf.TensorSpec((None, None, None), tf.int64)
     return [batch, minibatches, tf.TensorSpec(()), tf.TensorSpec(())]

@@ -16,6 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from rlkit.algos import torch_parts as parts
 from rlkit.algos.actor_critic.config import (
     METRICS,
     ActorCriticConfig,
@@ -24,15 +25,22 @@ from rlkit.algos.actor_critic.config import (
 )
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.contracts import TensorContract
+from rlkit.encoders import ImageSpec
 
 LOG_2PI = math.log(2 * math.pi)
 
 
 def build_mlp(
-    in_dim: int, out_dim: int, hidden_sizes: tuple[int, ...]
+    in_dim: int,
+    out_dim: int,
+    hidden_sizes: tuple[int, ...],
+    image: ImageSpec | None = None,
 ) -> nn.Sequential:
-    """A tanh MLP with a linear output layer."""
+    """A tanh MLP with a linear output layer; for images, behind a convolutional
+    encoder (first, so its weights come first), whose features the MLP reads."""
     layers: list[nn.Module] = []
+    if image is not None:
+        layers, in_dim = [parts.ConvEncoder(image)], image.flat_size
     for width in hidden_sizes:
         layers += [nn.Linear(in_dim, width), nn.Tanh()]
         in_dim = width
@@ -42,7 +50,16 @@ def build_mlp(
 
 class ActorCriticModel(nn.Module):
     """Actor, critic and the Gaussian policy's log std (``log_std_size`` 0 for
-    discrete actions) in one model."""
+    discrete actions) in one model.
+
+    For images each network has its own encoder, not one trunk with two heads
+    (CleanRL's Atari PPO): the loss sums the policy and value losses, so a shared
+    trunk would learn features for both at a ratio set by ``vf_coef`` and the
+    returns' scale, and one global gradient clip would let a large value gradient
+    shrink the policy's step. Separate, each network learns from its own loss alone,
+    as the MLPs do; acting reads the actor's arrays (the first of the weights) with
+    the numpy encoder and MLP. The cost: the update convolves each image twice.
+    """
 
     def __init__(
         self, actor: nn.Module, critic: nn.Module, log_std_size: int = 0
@@ -64,15 +81,18 @@ def build_model(
     config: ActorCriticConfig,
     seed: int,
     device: torch.device,
+    image: ImageSpec | None = None,
 ) -> ActorCriticModel:
     """Actor (logits or Gaussian mean, plus a state-independent log std) and critic
     in one model, so that a checkpoint is that model's state_dict; on ``device``,
-    with the seed's initial weights (the same as tf's)."""
-    actor = build_mlp(obs_dim, action_dim, config.hidden_sizes)
-    critic = build_mlp(obs_dim, 1, config.hidden_sizes)
+    with the seed's initial weights (the same as tf's). ``image``: each network
+    reads the images through its own convolutional encoder."""
+    actor = build_mlp(obs_dim, action_dim, config.hidden_sizes, image)
+    critic = build_mlp(obs_dim, 1, config.hidden_sizes, image)
     model = ActorCriticModel(actor, critic, 0 if discrete else action_dim)
     model = model.to(device)
-    set_weights(model, initial_weights(obs_dim, action_dim, discrete, config, seed))
+    weights = initial_weights(obs_dim, action_dim, discrete, config, seed, image)
+    set_weights(model, weights)
     return model
 
 
@@ -115,7 +135,7 @@ def values_and_log_probs(
     """V(s) for a rollout's observations (the one after its last step included)
     and log pi(a|s) for the first ``len(actions)`` of them (the "old"
     log-probabilities): one batched call after each rollout."""
-    device = model.critic[0].weight.device
+    device = model.critic[-1].weight.device
     with torch.inference_mode():
         values, log_probs = rollout_outputs(
             model,
@@ -155,20 +175,11 @@ def rows(batch: Batch, indices) -> Batch:
 
 def get_weights(model: ActorCriticModel) -> list[np.ndarray]:
     """``[actor W0, b0, ..., critic W0, b0, ...(, log_std)]``, each kernel as
-    (in, out) (Keras' layout)."""
-    weights = []
-    for network in (model.actor, model.critic):
-        for layer in network:
-            if isinstance(layer, nn.Linear):
-                weights += [
-                    layer.weight.detach().cpu().numpy().T.copy(),
-                    layer.bias.detach().cpu().numpy().copy(),
-                ]
-    return (
-        weights
-        if model.log_std is None
-        else [*weights, model.log_std.detach().cpu().numpy().copy()]
-    )
+    (in, out) (Keras' layout); an encoder's (kh, kw, in, out) kernels and biases
+    lead its network's arrays."""
+    # differs: torch weights are read tensor by tensor; Keras reads them in one call
+    weights = [param.detach().cpu().numpy() for param in parameters(model)]
+    return [parts.to_keras_layout(weight).copy() for weight in weights]
 
 
 def set_weights(model: ActorCriticModel, weights: list[np.ndarray]) -> None:
@@ -179,7 +190,7 @@ def set_weights(model: ActorCriticModel, weights: list[np.ndarray]) -> None:
     with torch.no_grad():
         for param, value in zip(params, weights, strict=True):
             value = np.asarray(value, dtype=np.float32)
-            param.copy_(torch.as_tensor(value.T if value.ndim == 2 else value))
+            param.copy_(torch.as_tensor(parts.from_keras_layout(value)))
 
 
 def save(model: ActorCriticModel, path: str | Path, meta: dict) -> None:

@@ -105,8 +105,6 @@ class DQNAgent(replay.ReplayAgent):
         encoder, dense = split_encoder(self._weights, self.image)
         if self.image is not None:
             obs = encode(encoder, obs, self.image)
-        else:  # a flattened image (encoder="mlp") reads as a vector
-            obs = np.asarray(obs, dtype=np.float32).reshape(len(obs), -1)
         out = q_network_forward(
             dense, obs, dueling=config.dueling, noisy=config.noisy, n_atoms=config.atoms, noise=noise
         )

@@ -129,7 +129,8 @@ class DQNConfig(ReplayConfig):
     eval_every: int = 2_500
     #: The convolutional encoder in front of the Q-network for image observations (``rlkit/encoders.py``):
     #: "auto" picks "nature" (Mnih et al. 2015) for frames of 36 pixels or more a side and "minatar" (Young &
-    #: Tian 2019) for small grids; "mlp" flattens the image into the MLP. Flat observations ignore it.
+    #: Tian 2019) for small grids. Flat observations ignore it; an MLP reads an image flattened in the
+    #: environment (wrappers=[FlattenObservation]).
     encoder: str = "auto"
     #: Store each frame of stacked image observations once (:class:`~rlkit.frame_buffer.FrameReplayBuffer`):
     #: an Atari transition takes 7 kB instead of 56 kB, at about 30 us more per stored transition.
@@ -154,7 +155,7 @@ class DQNConfig(ReplayConfig):
             ),
             (0 <= self.eps_end <= self.eps_start <= 1, "eps_start/eps_end", "0 <= eps_end <= eps_start <= 1"),
             (0 < self.eps_fraction <= 1, "eps_fraction", "in (0, 1]"),
-            (self.encoder in ("auto", "nature", "minatar", "mlp"), "encoder", "'auto', 'nature', 'minatar' or 'mlp'"),
+            (self.encoder in ("auto", "nature", "minatar"), "encoder", "'auto', 'nature' or 'minatar'"),
         ]
 
     @property
