@@ -100,6 +100,14 @@ def test_the_committed_runs_were_measured_on_the_defaults_and_budgets_of_today()
     assert_measured_on_todays_defaults(runs, "harder_tasks.json")
 
 
+def test_the_committed_pixel_runs_were_measured_on_the_defaults_and_budgets_of_today():
+    """Chapter 16 reads benchmarks/results/pixels.json (DQN on MinAtar): a changed MinAtar default fails here."""
+    runs = json.loads((COMMITTED.parent / "pixels.json").read_text())["runs"]
+    assert {(run["algo"], run["env"]) for run in runs} >= {("dqn", "MinAtar/Breakout-v1")}
+    assert all(run["overrides"] == {} for run in runs), "the committed file holds default runs only"
+    assert_measured_on_todays_defaults(runs, "pixels.json")
+
+
 def test_results_md_shows_the_table_of_the_committed_file():
     table = benchmark_script("harder_tasks").table(json.loads(COMMITTED.read_text()))
     assert table in (COMMITTED.parents[1] / "RESULTS.md").read_text(), "re-paste `harder_tasks.py --table`"
