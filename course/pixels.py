@@ -6,6 +6,7 @@ numbers, which the chapter prints and asserts.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -39,6 +40,8 @@ class Memory:
     frames_bytes: int  # a FrameReplayBuffer (each frame once)
     frames_held: int
     same_batches: bool
+    store_us: float  # the frame buffer's add, per transition
+    step_us: float  # the environment's own step (the whole Atari pipeline), per transition
 
     @property
     def ratio(self) -> float:
@@ -57,19 +60,24 @@ def replay_memory(env_id: str = "ALE/Breakout-v5", capacity: int = 2_000, steps:
     stacks = ReplayBuffer(capacity, shape, obs_dtype=np.uint8, seed=seed)
     frames = FrameReplayBuffer(capacity, shape, obs_dtype=np.uint8, seed=seed)
     runner, rng = EnvRunner(envs, seed=seed), np.random.default_rng(seed)
+    stepping = storing = 0.0
     try:
         for _ in range(steps):
+            start = time.process_time()
             batch = runner.step(rng.integers(0, envs.single_action_space.n, size=1))
             keep = batch.valid
             fields = (batch.obs[keep], batch.actions[keep], batch.rewards[keep], batch.next_obs[keep])
-            for buffer in (stacks, frames):
-                buffer.add(*fields, batch.terminated[keep])
+            stacks.add(*fields, batch.terminated[keep])
+            middle = time.process_time()
+            frames.add(*fields, batch.terminated[keep])
+            stepping, storing = stepping + middle - start, storing + time.process_time() - middle
     finally:
         runner.close()
     idx = rng.integers(0, len(stacks), size=256)
     a, b = stacks.gather(idx), frames.gather(idx)
     same = all(np.array_equal(a[name], b[name]) for name in a)
-    return Memory(len(stacks), stacks.nbytes, frames.nbytes, frames.frames_held, same)
+    per = 1e6 / steps
+    return Memory(len(stacks), stacks.nbytes, frames.nbytes, frames.frames_held, same, storing * per, stepping * per)
 
 
 @dataclass
