@@ -63,8 +63,8 @@ def a2c_agent_class(reduction: str, optimizer: str) -> type:
             return super().step(closure)
 
     class Learner(a2c_torch.Learner):
-        def __init__(self, obs_dim, action_dim, discrete, config, seed=0, device="cpu"):
-            super().__init__(obs_dim, action_dim, discrete, config, seed, device=device)
+        def __init__(self, obs_dim, action_dim, discrete, config, seed=0, device="cpu", image=None):
+            super().__init__(obs_dim, action_dim, discrete, config, seed, device=device, image=image)
             # SGD without momentum, or the same Adam as rlkit's learner (lr, eps=1e-8)
             extra = {} if optimizer == "sgd" else {"eps": 1e-8}
             self.optimizer = RecordingOptimizer(parameters(self.model), lr=config.learning_rate, **extra)

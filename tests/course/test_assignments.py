@@ -31,6 +31,7 @@ WRONG = {
     "double_target": "return rewards + gamma * (1 - terminated) * next_q_target.max(axis=1)",
     "priority_weights": "p = priorities / priorities.sum()\nw = (len(p) * p[indices]) ** -beta\nreturn p, w / w.max()",
     "project": "return probs",
+    "stack_at": "return frames[np.clip(np.arange(t - size + 1, t + 1), 0, None)]",  # crosses into the episode before
     "entropy_of_greedy_actions": (
         "p = np.bincount(q_values.argmax(axis=1), minlength=q_values.shape[1]) / len(q_values)\n"
         "p = p[p > 0]\nreturn float(-(p * np.log2(p)).sum())"
