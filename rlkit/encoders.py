@@ -199,3 +199,12 @@ def refuse_images(envs, algo: str, name: str) -> None:
             f"{algo.upper()} reads flat observations, and {name} has images of shape {space.shape}: train DQN on "
             "images (it has convolutional encoders), or flatten small ones (wrappers=[FlattenObservation])"
         )
+
+
+def refuse_export(image: ImageSpec | None) -> None:
+    """rlkit's exports (ONNX, LiteRT) describe MLP policies only: say so for an agent that reads images."""
+    if image is not None:
+        raise RlkitError(
+            "rlkit export does not take convolutional policies yet (image observations): save the agent with "
+            "agent.save() and load it with rlkit.load()"
+        )

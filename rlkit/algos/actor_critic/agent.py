@@ -16,7 +16,7 @@ from rlkit.algos import training
 from rlkit.algos.actor_critic.config import ActorCriticConfig
 from rlkit.algos.agent_base import Agent
 from rlkit.buffers import RolloutBuffer
-from rlkit.encoders import ImageSpec, encode, image_spec, split_encoder
+from rlkit.encoders import ImageSpec, encode, image_spec, refuse_export, split_encoder
 from rlkit.envs import env_name, make_vec_env, space_info
 from rlkit.errors import RlkitError
 from rlkit.health import explained_variance
@@ -183,11 +183,7 @@ class ActorCriticAgent(Agent):
     def export_plan(self) -> PolicyPlan:
         """The observation normalisation, then argmax over the logits or the Gaussian mean clipped to the
         bounds."""
-        if self.image is not None:
-            raise RlkitError(
-                "rlkit export does not take convolutional policies yet (image observations): save the agent "
-                "with agent.save() and load it with rlkit.load()"
-            )
+        refuse_export(self.image)
         f32, stats = np.float32, self.obs_normalizer.plan_fields()
         if self.discrete:
             return PolicyPlan(self.obs_dim, "argmax", self.action["n"], **stats)

@@ -16,7 +16,7 @@ import numpy as np
 from rlkit.algos import replay
 from rlkit.algos.dqn.config import DQNConfig
 from rlkit.distributional import categorical_support, expected_q
-from rlkit.encoders import ImageSpec, encode, image_spec, split_encoder
+from rlkit.encoders import ImageSpec, encode, image_spec, refuse_export, split_encoder
 from rlkit.envs import env_name, make_vec_env
 from rlkit.errors import RlkitError
 from rlkit.exploration import EpsilonGreedy, Exploration, NoisyNets
@@ -112,11 +112,7 @@ class DQNAgent(replay.ReplayAgent):
 
     def export_plan(self) -> PolicyPlan:
         """Argmax over the Q-values (C51's expected values for a distributional network)."""
-        if self.image is not None:
-            raise RlkitError(
-                "rlkit export does not take convolutional policies yet (image observations): save the agent "
-                "with agent.save() and load it with rlkit.load()"
-            )
+        refuse_export(self.image)
         support = self.support.astype(np.float32) if self.config.distributional else None
         return PolicyPlan(self.obs_dim, "argmax", self.n_actions, support=support)
 
