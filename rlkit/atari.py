@@ -39,6 +39,9 @@ from rlkit.errors import RlkitError, is_count
 
 # ----------------------------------------------------------------------------------------------- registration
 
+#: MinAtar's five games, as gymnasium ids: the algorithms' per-game defaults and budgets are set for each.
+MINATAR_IDS = tuple(f"MinAtar/{game}-v1" for game in ("Asterix", "Breakout", "Freeway", "Seaquest", "SpaceInvaders"))
+
 #: (package to import, extra that installs it, licence) for the id prefixes gymnasium knows only after import.
 _OPTIONAL = {
     "MinAtar/": ("minatar", "minatar", "MinAtar is GPL-3.0"),

@@ -15,6 +15,7 @@ import numpy as np
 
 from rlkit.algos import replay
 from rlkit.algos.dqn.config import DQNConfig
+from rlkit.atari import MINATAR_IDS
 from rlkit.distributional import categorical_support, expected_q
 from rlkit.encoders import ImageSpec, encode, image_spec, refuse_export, split_encoder
 from rlkit.envs import env_name, make_vec_env
@@ -30,7 +31,7 @@ from rlkit.policy_plan import PolicyPlan
 #: (``benchmarks/RESULTS.md``). Rainbow's budgets start from this dictionary (``rlkit/algos/rainbow``).
 DEFAULT_TOTAL_STEPS = {
     "CartPole-v1": 50_000, "Acrobot-v1": 25_000, "MountainCar-v0": 200_000, "LunarLander-v3": 150_000,
-    **{f"MinAtar/{game}-v1": 500_000 for game in ("Asterix", "Breakout", "Freeway", "Seaquest", "SpaceInvaders")},
+    **dict.fromkeys(MINATAR_IDS, 500_000),
     # RL Zoo's and CleanRL's Atari budget: 10M agent steps (40M frames), a GPU's work (chapter 16)
     **{
         f"ALE/{game}-v5": 10_000_000

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from rlkit.algos.config_base import ReplayConfig
+from rlkit.atari import MINATAR_IDS
 from rlkit.contracts import Field, TensorContract
 from rlkit.encoders import ImageSpec, init_conv_weights
 from rlkit.nets import init_mlp_weights
@@ -50,12 +51,12 @@ class DQNConfig(ReplayConfig):
         # returns: with one-step targets 3 of 6 Breakout runs ended below 8 by 500k steps, with three steps
         # each of the 3 seeds measured both ways ended higher (benchmarks/results/pixels_variants.json).
         **{
-            f"MinAtar/{game}-v1": {
+            game: {
                 "hidden_sizes": (128,), "learning_rate": 2.5e-4, "buffer_size": 100_000, "batch_size": 32,
                 "train_every": 64, "gradient_steps": 16, "tau": 0.005, "learning_starts": 5_000,
                 "eps_end": 0.1, "eps_fraction": 0.2, "eval_every": 25_000, "eval_episodes": 10, "n_step": 3,
             }
-            for game in ("Asterix", "Breakout", "Freeway", "Seaquest", "SpaceInvaders")
+            for game in MINATAR_IDS
         },
         # Atari (4 stacked 84x84 frames, the "nature" encoder, rlkit.atari's pipeline): the settings of RL Zoo's
         # and CleanRL's DQN (Mnih et al. 2015 with Adam): 512 hidden units, learning rate 1e-4, batch 32, one

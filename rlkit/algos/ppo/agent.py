@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rlkit.algos.actor_critic import agent as actor_critic
 from rlkit.algos.ppo.config import PPOConfig
+from rlkit.atari import MINATAR_IDS
 
 #: Environment steps of a default run per environment (hyperparameters per env: PPOConfig). The learning rate
 #: anneals to zero over the budget, so a shorter budget lowers it sooner and a too short one stalls: each
@@ -13,9 +14,11 @@ from rlkit.algos.ppo.config import PPOConfig
 #: seed of ten reached -200, by 110,592 at most; at 150,000 (entropy bonus 0.01) seed 102 settled near -520.
 #: Acrobot (CartPole's hyperparameters) at 45,000: every seed of ten in both frameworks by 25,088, 1.8x; shorter
 #: budgets left no margin (at 40,000 TF seed 103, at 30,000 torch seed 1 first reached -100 at their last
-#: evaluation). LunarLander at 1M, RL Zoo's budget (its clip range anneals over it).
+#: evaluation). LunarLander at 1M, RL Zoo's budget (its clip range anneals over it); MinAtar at 1M, twice
+#: DQN's: PPO learns from each sample for 4 epochs and then discards it (chapter 16).
 DEFAULT_TOTAL_STEPS = {
     "CartPole-v1": 60_000, "Pendulum-v1": 120_000, "Acrobot-v1": 45_000, "LunarLander-v3": 1_000_000,
+    **dict.fromkeys(MINATAR_IDS, 1_000_000),
 }  # fmt: skip
 FALLBACK_TOTAL_STEPS = 200_000
 
