@@ -16,7 +16,10 @@ pass mark; None on other tasks).
     python -m benchmarks.learning.harder_tasks --configs sac:HalfCheetah-v5:torch --seeds 0 --steps 300000
     python -m benchmarks.learning.harder_tasks --table
     python -m benchmarks.learning.harder_tasks --set learning_rate=3e-4 --out try.json --configs ppo:LunarLander-v3
-    python -m benchmarks.learning.harder_tasks --configs dqn:MinAtar/Breakout-v1 --out benchmarks/results/pixels.json
+    python -m benchmarks.learning.harder_tasks --configs dqn:MinAtar/Breakout-v1 ppo:MinAtar/Breakout-v1 \
+        --out benchmarks/results/pixels.json
+    python -m benchmarks.learning.harder_tasks --configs dqn:MinAtar/Breakout-v1:torch --seeds 0 1 \
+        --set dueling=true --out benchmarks/results/pixels_dueling.json   # one file per variant
     python -m benchmarks.learning.harder_tasks --configs dqn:ALE/Pong-v5:torch --device cuda --seeds 0 \
         --steps 5000000 --out benchmarks/results/pixels.json     # Atari: a GPU's work (chapter 16)
 

@@ -1,4 +1,5 @@
-"""The check the committed results files of default runs share: measured on today's defaults and budgets."""
+"""The check the committed results files share: measured on today's defaults (with each run's own ``--set``
+overrides, for the files of variants) and budgets."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ import json
 
 
 def assert_measured_on_todays_defaults(runs: list[dict], file_name: str) -> None:
-    """Each run's resolved settings equal the defaults its (algorithm, task) resolves to today, and its budget
-    the default budget (a rollout's worth of steps over it at most: a run ends on a whole rollout). A changed
-    default makes the committed runs another algorithm's, which the chapters would still show."""
+    """Each run's resolved settings equal the defaults its (algorithm, task) resolves to today with the run's
+    overrides applied, and its budget the default budget (a rollout's worth of steps over it at most: a run
+    ends on a whole rollout). A changed default makes the committed runs another algorithm's (or a variant
+    of another), which the chapters would still show."""
     from rlkit.registry import algorithm
 
     for run in runs:
         entry = algorithm(run["algo"])
-        today = json.loads(json.dumps(dataclasses.asdict(entry.config_class.for_env(run["env"]))))
+        config = dataclasses.replace(entry.config_class.for_env(run["env"]), **run["overrides"])
+        today = json.loads(json.dumps(dataclasses.asdict(config)))
         changed = {
             name: (run["settings"].get(name), value)
             for name, value in today.items()

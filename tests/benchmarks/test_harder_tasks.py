@@ -101,13 +101,41 @@ def test_the_committed_runs_were_measured_on_the_defaults_and_budgets_of_today()
 
 
 def test_the_committed_pixel_runs_were_measured_on_the_defaults_and_budgets_of_today():
-    """Chapter 16 reads benchmarks/results/pixels.json (DQN on MinAtar): a changed MinAtar default fails here."""
+    """Chapter 16 reads benchmarks/results/pixels.json (DQN and PPO on MinAtar): a changed MinAtar default fails
+    here."""
     runs = json.loads((COMMITTED.parent / "pixels.json").read_text())["runs"]
-    assert {(run["algo"], run["env"]) for run in runs} >= {("dqn", "MinAtar/Breakout-v1")}
+    games = {"MinAtar/Breakout-v1", "MinAtar/SpaceInvaders-v1"}
+    assert {(run["algo"], run["env"]) for run in runs} >= {(algo, game) for algo in ("dqn", "ppo") for game in games}
     assert all(run["overrides"] == {} for run in runs), "the committed file holds default runs only"
     assert_measured_on_todays_defaults(runs, "pixels.json")
+
+
+@pytest.mark.parametrize("variant", ["n_step_1", "hard_target_1k", "hard_target_10k", "dueling", "ppo_lr_1e-3"])
+def test_the_committed_pixel_variants_are_todays_defaults_with_one_change(variant):
+    """Chapter 16 sets each variant's runs beside the default runs of the same seeds: they must differ from
+    today's defaults by their overrides alone."""
+    runs = json.loads((COMMITTED.parent / f"pixels_{variant}.json").read_text())["runs"]
+    assert runs and all(run["overrides"] for run in runs), "a variant's runs name what they change"
+    assert_measured_on_todays_defaults(runs, f"pixels_{variant}.json")
 
 
 def test_results_md_shows_the_table_of_the_committed_file():
     table = benchmark_script("harder_tasks").table(json.loads(COMMITTED.read_text()))
     assert table in (COMMITTED.parents[1] / "RESULTS.md").read_text(), "re-paste `harder_tasks.py --table`"
+
+
+def test_the_committed_minatar_agent_is_the_final_agent_of_its_committed_run():
+    """Chapter 16 plays benchmarks/results/agents/dqn-MinAtar-Breakout-v1-tf-seed0.keras as the final agent of
+    the TF seed-0 run in pixels.json: replaying that run's 20 final games gives back the returns it recorded."""
+    import rlkit
+    from rlkit.evaluate import play_episodes
+
+    endings = benchmark_script("endings")
+    runs = json.loads((COMMITTED.parent / "pixels.json").read_text())["runs"]
+    (run,) = [
+        r for r in runs if (r["algo"], r["env"], r["framework"], r["seed"]) == ("dqn", "MinAtar/Breakout-v1", "tf", 0)
+    ]
+    agent = rlkit.load(COMMITTED.parent / "agents" / "dqn-MinAtar-Breakout-v1-tf-seed0.keras")
+    seed = endings.FINAL_EVAL_SEED + 1_000 * run["seed"]
+    returns = play_episodes(agent, run["env"], endings.FINAL_EPISODES, seed)
+    assert returns.tolist() == run["final_returns"]
