@@ -270,3 +270,22 @@ def test_frame_replay_stores_each_frame_once_and_trains_exactly_as_whole_stacks(
     assert frames.nbytes < stacks.nbytes / 3  # 4 frames a stack, each kept once (plus frame numbers)
     for a, b in zip(runs[False].agent.get_weights(), runs[True].agent.get_weights(), strict=True):
         np.testing.assert_array_equal(a, b)  # the same batches, so the same updates, bit for bit
+
+
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_an_atari_run_at_its_defaults_trains_on_stored_frames_and_reloads(framework, tmp_path):
+    """The path a GPU run of chapter 16 takes, kept runnable on a CPU: the ALE pipeline, the Nature encoder at
+    full size, the frame buffer, gradient steps at DQN's Atari defaults (shortened), save and load."""
+    pytest.importorskip("ale_py")
+    import rlkit
+    from rlkit.frame_buffer import FrameReplayBuffer
+
+    short = dict(learning_starts=200, buffer_size=1_000, train_every=100, gradient_steps=2, eval_every=10_000)
+    result = rlkit.train("dqn", env="ALE/Pong-v5", framework=framework, total_steps=400, progress=False, **short)
+    agent, buffer = result.agent, result.agent.loop.buffer
+    assert result.config.hidden_sizes == (512,) and agent.image.encoder == "nature"
+    assert type(buffer) is FrameReplayBuffer and buffer.frame_shape == (84, 84) and buffer.frames_held <= 400 + 4
+    assert len(result.history.series("loss")[0]) == 3  # bursts at steps 200, 300 and 400
+    path = agent.save(tmp_path / f"pong.{'pt' if framework == 'torch' else 'keras'}")
+    obs, _ = rlkit.make_env("ALE/Pong-v5").reset(seed=0)
+    np.testing.assert_allclose(rlkit.load(path).q_values(obs[None]), agent.q_values(obs[None]), rtol=1e-6)
