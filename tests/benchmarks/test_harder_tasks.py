@@ -110,6 +110,15 @@ def test_the_committed_pixel_runs_were_measured_on_the_defaults_and_budgets_of_t
     assert_measured_on_todays_defaults(runs, "pixels.json")
 
 
+def test_the_committed_unseen_seed_pixel_runs_are_default_runs_of_today():
+    """RESULTS.md checks the MinAtar defaults, chosen on seeds 0-2, on a seed never used for choosing them."""
+    runs = json.loads((COMMITTED.parent / "pixels_unseen_seeds.json").read_text())["runs"]
+    wanted = {(algo, framework) for algo in ("dqn", "ppo") for framework in ("torch", "tf")}
+    assert {(run["algo"], run["framework"]) for run in runs} == wanted
+    assert all(run["seed"] >= 100 and run["overrides"] == {} for run in runs)
+    assert_measured_on_todays_defaults(runs, "pixels_unseen_seeds.json")
+
+
 @pytest.mark.parametrize("variant", ["n_step_1", "hard_target_1k", "hard_target_10k", "dueling", "ppo_lr_1e-3"])
 def test_the_committed_pixel_variants_are_todays_defaults_with_one_change(variant):
     """Chapter 16 sets each variant's runs beside the default runs of the same seeds: they must differ from
