@@ -135,7 +135,9 @@ def test_results_md_shows_the_table_of_the_committed_file():
 
 def test_the_committed_minatar_agent_is_the_final_agent_of_its_committed_run():
     """Chapter 16 plays benchmarks/results/agents/dqn-MinAtar-Breakout-v1-tf-seed0.keras as the final agent of
-    the TF seed-0 run in pixels.json: replaying that run's 20 final games gives back the returns it recorded."""
+    the TF seed-0 run in pixels.json: replaying that run's 20 final games gives back the returns it recorded.
+    Another CPU may round a near-tie of two Q-values the other way and play a game differently, so 15 of the 20
+    must agree game by game (here all 20 do; the previous run's agent agreed on 1)."""
     import rlkit
     from rlkit.evaluate import play_episodes
 
@@ -147,4 +149,5 @@ def test_the_committed_minatar_agent_is_the_final_agent_of_its_committed_run():
     agent = rlkit.load(COMMITTED.parent / "agents" / "dqn-MinAtar-Breakout-v1-tf-seed0.keras")
     seed = endings.FINAL_EVAL_SEED + 1_000 * run["seed"]
     returns = play_episodes(agent, run["env"], endings.FINAL_EPISODES, seed)
-    assert returns.tolist() == run["final_returns"]
+    same = sum(ours == theirs for ours, theirs in zip(returns.tolist(), run["final_returns"], strict=True))
+    assert same >= 15, f"{same} of 20 games as recorded: not the run's final agent"
