@@ -11,6 +11,8 @@ from rlkit.hyperparams import check_types
 
 #: What ``hidden_sizes`` must be (every algorithm's networks need at least one hidden layer).
 HIDDEN_SIZES_RULE = "a non-empty sequence of positive layer widths, e.g. (64, 64)"
+#: The arithmetic the networks can compute in (``rlkit/precision.py``, chapter 44).
+PRECISIONS = ("fp32", "bf16", "fp16")
 
 
 @dataclass
@@ -19,6 +21,11 @@ class AlgorithmConfig:
 
     #: Per-environment defaults that differ from the class defaults (see :meth:`for_env`).
     env_defaults: ClassVar[dict[str, dict]] = {}
+
+    #: The arithmetic of the networks' layers: ``fp32``, or mixed precision with ``bf16`` or ``fp16`` layers
+    #: (weights, optimizer, targets and losses stay float32; ``fp16`` adds dynamic loss scaling). A device that
+    #: cannot compute in it is refused when the learner is built (``rlkit/precision.py``).
+    precision: str = "fp32"
 
     def __post_init__(self) -> None:
         check_types(self)  # "fast" for learning_rate names the field and the type, before any rule compares it
@@ -34,7 +41,8 @@ class AlgorithmConfig:
 
     def validate(self) -> None:
         """Raise :class:`RlkitError` naming the first out-of-range hyperparameter and its rule."""
-        for ok, name, rule in self.checks():
+        precision = (self.precision in PRECISIONS, "precision", "one of " + ", ".join(map(repr, PRECISIONS)))
+        for ok, name, rule in [precision, *self.checks()]:
             if not ok:
                 # a rule over several fields ("eps_start/eps_end") reports each one's value
                 parts = name.split("/")
