@@ -8,11 +8,10 @@ from typing import ClassVar
 
 from rlkit.errors import RlkitError, did_you_mean
 from rlkit.hyperparams import check_types
+from rlkit.precision import PRECISIONS
 
 #: What ``hidden_sizes`` must be (every algorithm's networks need at least one hidden layer).
 HIDDEN_SIZES_RULE = "a non-empty sequence of positive layer widths, e.g. (64, 64)"
-#: The arithmetic the networks can compute in (``rlkit/precision.py``, chapter 44).
-PRECISIONS = ("fp32", "bf16", "fp16")
 
 
 @dataclass

@@ -28,7 +28,9 @@ from rlkit.batches import with_defaults
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.contracts import TensorContract
 from rlkit.encoders import ImageSpec
+from rlkit.errors import RlkitError
 from rlkit.hardware import configure_tensorflow, tensorflow_device
+from rlkit.precision import refusal
 
 # ----------------------------------------------------------------------------------
 # Any learner: seed and device, networks and their weights, targets, checkpoints
@@ -44,14 +46,76 @@ def seeded_device(seed: int, device: str) -> str:
 
 
 def build_mlp(
-    in_dim: int, out_dim: int, hidden_sizes: tuple[int, ...]
+    in_dim: int,
+    out_dim: int,
+    hidden_sizes: tuple[int, ...],
+    precision: str | None = None,
 ) -> keras.Sequential:
-    """A ReLU MLP with a linear output layer."""
+    """A ReLU MLP with a linear output layer; its layers compute in ``precision``
+    (:func:`compute_dtype`), its output is float32."""
     layers: list = [keras.Input((in_dim,))]
     for width in hidden_sizes:
-        layers.append(keras.layers.Dense(width, activation="relu"))
-    layers.append(keras.layers.Dense(out_dim))
-    return keras.Sequential(layers)
+        layers.append(keras.layers.Dense(width, activation="relu", dtype=precision))
+    layers.append(keras.layers.Dense(out_dim, dtype=precision))
+    return keras.Sequential(float32_output(layers, precision))
+
+
+# ----------------------------------------------------------------------------------
+# Precision: the layers compute in bf16 or fp16, everything around them in float32
+# ----------------------------------------------------------------------------------
+
+#: The dtype policy of the layers at each precision (fp32: Keras' default).
+LOW_PRECISION = {"fp32": None, "bf16": "mixed_bfloat16", "fp16": "mixed_float16"}
+
+
+def compute_dtype(precision: str, device: str) -> str | None:
+    """The dtype policy of the networks' layers, by name (None: float32); a
+    precision the device cannot compute in is refused by name (one small product
+    tells)."""
+    policy = LOW_PRECISION[precision]
+    if policy is not None:
+        # differs: TF raises where it has no kernel for the dtype on the device
+        try:
+            with tf.device(device):
+                ones = tf.ones((2, 2), keras.DTypePolicy(policy).compute_dtype)
+                tf.matmul(ones, ones)
+        except (tf.errors.InvalidArgumentError, tf.errors.NotFoundError) as error:
+            raise RlkitError(refusal(precision, device, "tensorflow")) from error
+    return policy
+
+
+# differs: Keras casts inside each layer by its policy; torch's autocast is a scope
+def float32_output(layers: list, precision: str | None) -> list:
+    """The layers, then (in low precision) a float32 cast of their output."""
+    if precision is None:
+        return layers
+    # float32 from here on: the TD targets, losses, softmaxes and log-probabilities
+    # read it, and bf16's 8 significant bits lose what they compare (chapter 44)
+    return [*layers, keras.layers.Activation("linear", dtype="float32")]
+
+
+def loss_scaler(precision: str, optimizer: keras.Optimizer) -> keras.Optimizer:
+    """Dynamic loss scaling for fp16, whose 5 exponent bits flush small gradients to
+    zero: the optimizer wrapped; as it is for fp32 and bf16 (float32's range)."""
+    # differs: Keras wraps the optimizer; torch keeps a GradScaler beside it
+    if precision != "fp16":
+        return optimizer
+    return keras.optimizers.LossScaleOptimizer(
+        optimizer, initial_scale=2.0**15, dynamic_growth_steps=2000
+    )
+
+
+# differs: torch keeps the optimizer itself beside its GradScaler
+def adam(optimizer: keras.Optimizer) -> keras.Optimizer:
+    """The Adam inside a loss-scaling wrapper, or the optimizer itself."""
+    return getattr(optimizer, "inner_optimizer", optimizer)
+
+
+def loss_scale(optimizer: keras.Optimizer):
+    """The factor the loss was scaled by (1 without loss scaling)."""
+    if isinstance(optimizer, keras.optimizers.LossScaleOptimizer):
+        return optimizer.dynamic_scale
+    return 1.0
 
 
 @keras.saving.register_keras_serializable(package="rlkit")
@@ -64,7 +128,9 @@ class ConvEncoder(keras.layers.Layer):
         # differs: Keras rebuilds a saved layer from its config, a dict
         spec = spec if isinstance(spec, ImageSpec) else ImageSpec.from_dict(spec)
         self.convs = [
-            keras.layers.Conv2D(filters, size, strides=stride)
+            # differs: each Keras layer computes in its own dtype policy (this
+            # encoder's); torch's autocast covers the whole forward pass
+            keras.layers.Conv2D(filters, size, strides=stride, dtype=self.dtype_policy)
             for filters, size, stride in spec.convs
         ]
         self.scale, self.channels_last, self.spec = (
@@ -185,17 +251,22 @@ def actor_and_critics(
     action_dim: int,
     config: OffPolicyConfig,
     seed: int,
+    device: str,
     n_critics: int,
     actor_outputs: int = 1,
 ) -> tuple[keras.Sequential, list, keras.Sequential, list]:
     """The actor (``actor_outputs`` per action dimension), the critics and a frozen
-    target copy of each, with rlkit's initial weights."""
+    target copy of each, with rlkit's initial weights; ``device`` is the learner's,
+    in whose scope they are built."""
     sizes, outputs = config.hidden_sizes, actor_outputs * action_dim
-    actor = build_mlp(obs_dim, outputs, sizes)
-    critics = [build_mlp(obs_dim + action_dim, 1, sizes) for _ in range(n_critics)]
-    target_actor = build_mlp(obs_dim, outputs, sizes)
+    dtype = compute_dtype(config.precision, device)
+    actor = build_mlp(obs_dim, outputs, sizes, dtype)
+    critics = [
+        build_mlp(obs_dim + action_dim, 1, sizes, dtype) for _ in range(n_critics)
+    ]
+    target_actor = build_mlp(obs_dim, outputs, sizes, dtype)
     target_critics = [
-        build_mlp(obs_dim + action_dim, 1, sizes) for _ in range(n_critics)
+        build_mlp(obs_dim + action_dim, 1, sizes, dtype) for _ in range(n_critics)
     ]
     for target in (target_actor, *target_critics):
         # differs: torch sets requires_grad_(False) on the parameters

@@ -24,11 +24,14 @@ from rlkit.algos.off_policy.config import (
     flatten_burst,
     initial_weights,
 )
+from rlkit.algos.torch_adam import FusedAdam
 from rlkit.batches import with_defaults
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.contracts import TensorContract
 from rlkit.encoders import ImageSpec
+from rlkit.errors import RlkitError
 from rlkit.hardware import configure_torch, resolve_device
+from rlkit.precision import refusal
 
 # ----------------------------------------------------------------------------------
 # Any learner: seed and device, networks and their weights, targets, checkpoints
@@ -43,15 +46,90 @@ def seeded_device(seed: int, device: str) -> torch.device:
 
 
 def build_mlp(
-    in_dim: int, out_dim: int, hidden_sizes: tuple[int, ...]
-) -> nn.Sequential:
-    """A ReLU MLP with a linear output layer."""
+    in_dim: int,
+    out_dim: int,
+    hidden_sizes: tuple[int, ...],
+    precision: torch.dtype | None = None,
+) -> MLP:
+    """A ReLU MLP with a linear output layer; its layers compute in ``precision``
+    (:func:`compute_dtype`), its output is float32."""
     layers: list[nn.Module] = []
     for width in hidden_sizes:
         layers += [nn.Linear(in_dim, width), nn.ReLU()]
         in_dim = width
     layers.append(nn.Linear(in_dim, out_dim))
-    return nn.Sequential(*layers)
+    return MLP(layers, precision)
+
+
+# ----------------------------------------------------------------------------------
+# Precision: the layers compute in bf16 or fp16, everything around them in float32
+# ----------------------------------------------------------------------------------
+
+#: The dtype the layers compute in at each precision (fp32: no autocast at all).
+LOW_PRECISION = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def compute_dtype(precision: str, device: torch.device) -> torch.dtype | None:
+    """The dtype of the networks' layers (None: float32); a precision the device
+    cannot compute in is refused by name (one small autocast product tells)."""
+    dtype = LOW_PRECISION[precision]
+    if dtype is not None:
+        ones = torch.ones(2, 2, device=device)
+        # differs: torch's autocast warns and stays in float32 where it cannot
+        with torch.autocast(device.type, dtype=dtype):
+            probe = ones @ ones
+        if probe.dtype != dtype:
+            raise RlkitError(refusal(precision, str(device), "torch"))
+    return dtype
+
+
+def in_precision(
+    forward: Callable, dtype: torch.dtype | None, x: torch.Tensor, *more
+) -> torch.Tensor:
+    """``forward(x, *more)`` with its layers in ``dtype`` (None: float32, as it
+    is); the output comes back in float32."""
+    if dtype is None:
+        return forward(x, *more)
+    with torch.autocast(x.device.type, dtype=dtype):
+        out = forward(x, *more)
+    # float32 from here on: the TD targets, losses, softmaxes and log-probabilities
+    # read it, and bf16's 8 significant bits lose what they compare (chapter 44)
+    return out.float()
+
+
+class MLP(nn.Sequential):
+    """Layers in sequence, computing in ``precision`` (None: float32), with a
+    float32 output."""
+
+    def __init__(
+        self, layers: list[nn.Module], precision: torch.dtype | None = None
+    ) -> None:
+        super().__init__(*layers)
+        self.precision = precision
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return in_precision(super().forward, self.precision, x)
+
+
+def loss_scaler(precision: str, device: torch.device) -> torch.amp.GradScaler:
+    """Dynamic loss scaling for fp16, whose 5 exponent bits flush small gradients to
+    zero; a pass-through for fp32 and bf16 (float32's exponent range)."""
+    # differs: Keras' LossScaleOptimizer starts at 2**15 and doubles every 2,000
+    # finite steps; these settings make torch's GradScaler do the same
+    return torch.amp.GradScaler(
+        device.type,
+        init_scale=2.0**15,
+        growth_interval=2000,
+        enabled=precision == "fp16",
+    )
+
+
+# differs: Keras' LossScaleOptimizer does both inside apply_gradients
+def scaled_step(optimizer: FusedAdam, scaler: torch.amp.GradScaler) -> None:
+    """Adam's step on the unscaled gradients (skipped, the scale halved, where fp16
+    overflowed), then the scale's update; a plain step without loss scaling."""
+    scaler.step(optimizer)
+    scaler.update()
 
 
 class ConvEncoder(nn.Module):
@@ -193,17 +271,18 @@ def actor_and_critics(
     device: torch.device,
     n_critics: int,
     actor_outputs: int = 1,
-) -> tuple[nn.Sequential, nn.ModuleList, nn.Sequential, nn.ModuleList]:
+) -> tuple[MLP, nn.ModuleList, MLP, nn.ModuleList]:
     """The actor (``actor_outputs`` per action dimension), the critics and a frozen
     target copy of each, on ``device``, with rlkit's initial weights."""
     sizes, outputs = config.hidden_sizes, actor_outputs * action_dim
-    actor = build_mlp(obs_dim, outputs, sizes)
+    dtype = compute_dtype(config.precision, device)
+    actor = build_mlp(obs_dim, outputs, sizes, dtype)
     critics = nn.ModuleList(
-        [build_mlp(obs_dim + action_dim, 1, sizes) for _ in range(n_critics)]
+        build_mlp(obs_dim + action_dim, 1, sizes, dtype) for _ in range(n_critics)
     )
-    target_actor = build_mlp(obs_dim, outputs, sizes).requires_grad_(False)
+    target_actor = build_mlp(obs_dim, outputs, sizes, dtype).requires_grad_(False)
     target_critics = nn.ModuleList(
-        [build_mlp(obs_dim + action_dim, 1, sizes) for _ in range(n_critics)]
+        build_mlp(obs_dim + action_dim, 1, sizes, dtype) for _ in range(n_critics)
     )
     # differs: TF never hands the targets to a tape
     target_critics.requires_grad_(False)

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from rlkit.algos import torch_parts as parts
 from rlkit.algos.actor_critic import torch as nets
 from rlkit.algos.actor_critic.config import (
     APPROX_KL,
@@ -69,6 +70,9 @@ class Learner(TrainingState):
         self.optimizer = FusedAdam(
             nets.parameters(self.model), lr=config.learning_rate, eps=config.adam_eps
         )
+        # fp16's dynamic loss scaling; a pass-through at fp32 and bf16
+        # (rlkit/precision.py)
+        self.scaler = parts.loss_scaler(config.precision, self.device)
 
     def values_and_log_probs(
         self, obs: np.ndarray, actions: np.ndarray
@@ -117,11 +121,14 @@ class Learner(TrainingState):
         tuple."""
         loss, metrics = self.loss(batch, clip_range)
         self.optimizer.zero_grad(set_to_none=True)
+        # fp16: the loss scaled up before its gradients (rlkit/precision.py)
         # differs: TF records the loss on a GradientTape and asks it for gradients
-        loss.backward()
+        self.scaler.scale(loss).backward()
+        # differs: unscaled before the clip; TF scales the clip's bound instead
+        self.scaler.unscale_(self.optimizer)
         grads = [p.grad for p in nets.parameters(self.model)]
         clip_by_global_norm_(grads, self.config.max_grad_norm)
-        self.optimizer.step()
+        parts.scaled_step(self.optimizer, self.scaler)
         return metrics
 
     def loss(self, batch: Batch, clip_range):

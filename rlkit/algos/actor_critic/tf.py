@@ -36,9 +36,11 @@ def build_mlp(
     out_dim: int,
     hidden_sizes: tuple[int, ...],
     image: ImageSpec | None = None,
+    precision: str | None = None,
 ) -> keras.Sequential:
     """A tanh MLP with a linear output layer; for images, behind a convolutional
-    encoder (first, so its weights come first), whose features the MLP reads."""
+    encoder (first, so its weights come first), whose features the MLP reads. Its
+    layers compute in ``precision`` (None: float32), its output is float32."""
     if image is None:
         layers: list = [keras.Input((in_dim,))]
     else:
@@ -47,11 +49,11 @@ def build_mlp(
         # (torch's first Linear is told in_dim)
         stored = keras.Input(image.shape, dtype=image.dtype)
         flat = keras.layers.Reshape((image.flat_size,))
-        layers = [stored, parts.ConvEncoder(image), flat]
+        layers = [stored, parts.ConvEncoder(image, dtype=precision), flat]
     for width in hidden_sizes:
-        layers.append(keras.layers.Dense(width, activation="tanh"))
-    layers.append(keras.layers.Dense(out_dim))
-    return keras.Sequential(layers)
+        layers.append(keras.layers.Dense(width, activation="tanh", dtype=precision))
+    layers.append(keras.layers.Dense(out_dim, dtype=precision))
+    return keras.Sequential(parts.float32_output(layers, precision))
 
 
 @keras.saving.register_keras_serializable("rlkit")
@@ -130,15 +132,16 @@ def build_model(
     discrete: bool,
     config: ActorCriticConfig,
     seed: int,
-    # differs: no device: TF places the model on its device itself
+    device: str,
     image: ImageSpec | None = None,
 ) -> ActorCriticModel:
     """Actor (logits or Gaussian mean, plus a state-independent log std) and critic
     in one model, so that a checkpoint is that model's weights; with the seed's
     initial weights (the same as torch's). ``image``: each network reads the images
     through its own convolutional encoder."""
-    actor = build_mlp(obs_dim, action_dim, config.hidden_sizes, image)
-    critic = build_mlp(obs_dim, 1, config.hidden_sizes, image)
+    precision = parts.compute_dtype(config.precision, device)
+    actor = build_mlp(obs_dim, action_dim, config.hidden_sizes, image, precision)
+    critic = build_mlp(obs_dim, 1, config.hidden_sizes, image, precision)
     model = ActorCriticModel(actor, critic, 0 if discrete else action_dim)
     weights = initial_weights(obs_dim, action_dim, discrete, config, seed, image)
     set_weights(model, weights)

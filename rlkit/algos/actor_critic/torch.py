@@ -35,9 +35,11 @@ def build_mlp(
     out_dim: int,
     hidden_sizes: tuple[int, ...],
     image: ImageSpec | None = None,
-) -> nn.Sequential:
+    precision: torch.dtype | None = None,
+) -> parts.MLP:
     """A tanh MLP with a linear output layer; for images, behind a convolutional
-    encoder (first, so its weights come first), whose features the MLP reads."""
+    encoder (first, so its weights come first), whose features the MLP reads. Its
+    layers compute in ``precision`` (None: float32), its output is float32."""
     layers: list[nn.Module] = []
     if image is not None:
         layers, in_dim = [parts.ConvEncoder(image)], image.flat_size
@@ -45,7 +47,7 @@ def build_mlp(
         layers += [nn.Linear(in_dim, width), nn.Tanh()]
         in_dim = width
     layers.append(nn.Linear(in_dim, out_dim))
-    return nn.Sequential(*layers)
+    return parts.MLP(layers, precision)
 
 
 class ActorCriticModel(nn.Module):
@@ -87,8 +89,9 @@ def build_model(
     in one model, so that a checkpoint is that model's state_dict; on ``device``,
     with the seed's initial weights (the same as tf's). ``image``: each network
     reads the images through its own convolutional encoder."""
-    actor = build_mlp(obs_dim, action_dim, config.hidden_sizes, image)
-    critic = build_mlp(obs_dim, 1, config.hidden_sizes, image)
+    precision = parts.compute_dtype(config.precision, device)
+    actor = build_mlp(obs_dim, action_dim, config.hidden_sizes, image, precision)
+    critic = build_mlp(obs_dim, 1, config.hidden_sizes, image, precision)
     model = ActorCriticModel(actor, critic, 0 if discrete else action_dim)
     model = model.to(device)
     weights = initial_weights(obs_dim, action_dim, discrete, config, seed, image)

@@ -9,6 +9,7 @@ I/O, checkpoints) are in ``rlkit/algos/tf_parts.py``.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import keras
@@ -38,10 +39,13 @@ def build_q_network(
     noisy: bool = False,
     atoms: int = 1,
     image: ImageSpec | None = None,
+    precision: str | None = None,
 ) -> QNetwork:
     """An MLP from an observation to one Q-value per action; see :class:`QNetwork`
     for the options."""
-    return QNetwork(obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms, image)
+    return QNetwork(
+        obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms, image, precision
+    )
 
 
 @keras.saving.register_keras_serializable(package="rlkit")
@@ -55,6 +59,8 @@ class QNetwork(keras.Model):
     draw (None: the means).
     ``image``: a convolutional encoder reads the images first; ``obs_dim`` is then
     its output size.
+    ``precision``: the dtype policy the layers compute in (None: float32); the
+    output is float32 either way.
     """
 
     def __init__(
@@ -66,12 +72,16 @@ class QNetwork(keras.Model):
         noisy=False,
         atoms=1,
         image=None,
+        precision=None,
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
         # first, so its weights come first in get_weights order
-        self.encoder = parts.ConvEncoder(image) if image is not None else None
-        dense = NoisyDense if noisy else keras.layers.Dense
+        self.encoder = (
+            parts.ConvEncoder(image, dtype=precision) if image is not None else None
+        )
+        # differs: each Keras layer computes in its dtype policy; torch autocasts
+        dense = partial(NoisyDense if noisy else keras.layers.Dense, dtype=precision)
         sizes = [obs_dim, *hidden_sizes]
         self.trunk = [dense(fan_out) for fan_out in sizes[1:]]
         self.value = dense(atoms) if dueling else None
@@ -85,6 +95,7 @@ class QNetwork(keras.Model):
             "noisy": noisy,
             "atoms": atoms,
             "image": None if image is None else self.encoder.spec.as_dict(),
+            "precision": precision,
         }  # differs: Keras saves a config
         # differs: Keras creates variables on the first call
         self(parts.example_input(obs_dim, self.encoder))
@@ -99,6 +110,11 @@ class QNetwork(keras.Model):
         ]
 
     def call(self, obs, noise=None):
+        # float32 from here on (a no-op at fp32): see torch_parts.in_precision
+        return tf.cast(self.outputs(obs, noise), tf.float32)
+
+    def outputs(self, obs, noise):
+        """The network's output, in the dtype its layers compute in."""
         noises = split_noise(self.layers_in_order(), noise if self.noisy else None)
         hidden = obs if self.encoder is None else self.encoder(obs)
         for layer, layer_noise in zip(
@@ -156,6 +172,9 @@ class NoisyDense(keras.layers.Layer):
         if noise is None:  # the mean network: greedy acting and evaluation
             return tf.matmul(x, self.kernel_mu) + self.bias_mu
         # the draw comes scaled, f(eps), from split_noise
+        # differs: Keras reads the weights in the layer's compute dtype (bf16, fp16);
+        # torch composes them in float32 and autocasts the product
+        noise = tf.cast(noise, x.dtype)
         eps_in, eps_out = noise[: self.in_features], noise[self.in_features :]
         kernel = self.kernel_mu + self.kernel_sigma * (
             eps_in[:, None] * eps_out[None, :]
@@ -223,6 +242,7 @@ class DQNLearner(TrainingState):
             config.noisy,
             config.atoms,
             image,
+            parts.compute_dtype(config.precision, self.device),
         )
         self.q, self.target_q = build_q_network(*network), build_q_network(*network)
         # differs: torch sets requires_grad_(False) on the parameters
@@ -236,9 +256,11 @@ class DQNLearner(TrainingState):
         # noisy layers' draws, made in numpy like torch's
         self.noise_rng = np.random.default_rng(seed + 1)
         # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
-        # uses torch's formula
-        self.optimizer = TorchAdam(
-            learning_rate=config.learning_rate, epsilon=config.adam_eps
+        # uses torch's formula. For fp16 Keras wraps it in its loss scaling, where
+        # torch keeps a GradScaler beside it (rlkit/precision.py)
+        self.optimizer = parts.loss_scaler(
+            config.precision,
+            TorchAdam(learning_rate=config.learning_rate, epsilon=config.adam_eps),
         )
         self.optimizer.build(self.q.trainable_variables)
         # differs: torch uses a Python int
@@ -324,7 +346,9 @@ class DQNLearner(TrainingState):
         batch = with_defaults(batch, self.config.gamma)
         self.contract.check(batch)
         *_, grads = self.compute_gradients(*self.tensors(batch, noise))
-        return [np.array(grad) for grad in grads]
+        # differs: Keras unscales inside apply_gradients; torch's are unscaled
+        scale = parts.loss_scale(self.optimizer)
+        return [np.array(grad / scale) for grad in grads]
 
     def tensors(
         self, batch: dict[str, np.ndarray], noise: np.ndarray | None = None
@@ -422,10 +446,15 @@ class DQNLearner(TrainingState):
                 losses = huber(targets - out, self.config.huber_delta)
                 priorities = tf.abs(targets - tf.stop_gradient(out))
             loss = tf.reduce_mean(batch.weights * losses)
+            # fp16: the loss scaled up before its gradients (rlkit/precision.py)
+            scaled = self.optimizer.scale_loss(loss)
         # differs: torch calls loss.backward()
-        grads = tape.gradient(loss, self.q.trainable_variables)
+        grads = tape.gradient(scaled, self.q.trainable_variables)
+        # differs: the gradients are still scaled (Keras unscales them in
+        # apply_gradients), so the clip's bound is scaled: clip(s g, s c) = s clip(g, c)
         if self.config.max_grad_norm is not None:
-            grads, _ = tf.clip_by_global_norm(grads, self.config.max_grad_norm)
+            bound = self.config.max_grad_norm * parts.loss_scale(self.optimizer)
+            grads, _ = tf.clip_by_global_norm(grads, bound)
         q_mean = tf.reduce_mean(self.expected_q(tf.stop_gradient(out)))
         return loss, q_mean, priorities, grads
 
@@ -467,7 +496,7 @@ class DQNLearner(TrainingState):
         (claim C40)."""
         # differs: torch drops its per-parameter state and rebuilds it on the next
         # step
-        self.optimizer.reset()
+        parts.adam(self.optimizer).reset()
 
     def set_learning_rate(self, learning_rate: float) -> None:
         self.optimizer.learning_rate.assign(learning_rate)

@@ -39,10 +39,13 @@ def build_q_network(
     noisy: bool = False,
     atoms: int = 1,
     image: ImageSpec | None = None,
+    precision: torch.dtype | None = None,
 ) -> QNetwork:
     """An MLP from an observation to one Q-value per action; see :class:`QNetwork`
     for the options."""
-    return QNetwork(obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms, image)
+    return QNetwork(
+        obs_dim, n_actions, hidden_sizes, dueling, noisy, atoms, image, precision
+    )
 
 
 class QNetwork(nn.Module):
@@ -55,6 +58,8 @@ class QNetwork(nn.Module):
     noise draw (None: the means).
     ``image``: a convolutional encoder reads the images first; ``obs_dim`` is then
     its output size.
+    ``precision``: the dtype the layers compute in (None: float32); the output is
+    float32 either way.
     """
 
     def __init__(
@@ -66,6 +71,7 @@ class QNetwork(nn.Module):
         noisy=False,
         atoms=1,
         image=None,
+        precision=None,
     ) -> None:
         super().__init__()
         # first, so its weights come first in get_weights order
@@ -81,6 +87,7 @@ class QNetwork(nn.Module):
         self.value = linear(sizes[-1], atoms) if dueling else None
         self.head = linear(sizes[-1], n_actions * atoms)
         self.n_actions, self.noisy, self.atoms = n_actions, noisy, atoms
+        self.precision = precision
 
     def layers_in_order(self) -> list[nn.Module]:
         """Trunk, value head (dueling only), output head: the order of weights and of
@@ -94,6 +101,10 @@ class QNetwork(nn.Module):
     def forward(
         self, obs: torch.Tensor, noise: torch.Tensor | None = None
     ) -> torch.Tensor:
+        return parts.in_precision(self.outputs, self.precision, obs, noise)
+
+    def outputs(self, obs: torch.Tensor, noise: torch.Tensor | None) -> torch.Tensor:
+        """The network's output, in the dtype its layers compute in."""
         noises = split_noise(self.layers_in_order(), noise if self.noisy else None)
         hidden = obs if self.encoder is None else self.encoder(obs)
         for layer, layer_noise in zip(
@@ -197,6 +208,7 @@ class DQNLearner(TrainingState):
             config.noisy,
             config.atoms,
             image,
+            parts.compute_dtype(config.precision, self.device),
         )
         self.q = build_q_network(*network).to(self.device)
         self.target_q = build_q_network(*network).to(self.device)
@@ -216,6 +228,9 @@ class DQNLearner(TrainingState):
         self.optimizer = FusedAdam(
             self.q.parameters(), lr=config.learning_rate, eps=config.adam_eps
         )
+        # fp16's dynamic loss scaling; a pass-through at fp32 and bf16
+        # (rlkit/precision.py)
+        self.scaler = parts.loss_scaler(config.precision, self.device)
         self.gradient_steps = 0  # differs: TF keeps this count in a tf.Variable
         # new replay priorities of the last burst, (K, B)
         self.last_priorities = np.zeros((0, 0), dtype=np.float32)
@@ -281,6 +296,8 @@ class DQNLearner(TrainingState):
         batch = with_defaults(batch, self.config.gamma)
         self.contract.check(batch)
         *_, grads = self.compute_gradients(*self.tensors(batch, noise))
+        # differs: GradScaler unscales once per step; its update ends this one
+        self.scaler.update()
         grads = [grad.cpu().numpy() for grad in grads]
         return [parts.to_keras_layout(grad).copy() for grad in grads]
 
@@ -377,9 +394,12 @@ class DQNLearner(TrainingState):
             priorities = (targets - out).detach().abs()
         loss = (batch.weights * losses).mean()
         self.optimizer.zero_grad(set_to_none=True)
+        # fp16: the loss scaled up before its gradients (rlkit/precision.py)
         # differs: TF records the forward pass on a GradientTape and asks it for
         # gradients
-        loss.backward()
+        self.scaler.scale(loss).backward()
+        # differs: unscaled before the clip; TF scales the clip's bound instead
+        self.scaler.unscale_(self.optimizer)
         grads = [p.grad for p in self.q.parameters()]
         if self.config.max_grad_norm is not None:
             clip_by_global_norm_(grads, self.config.max_grad_norm)
@@ -393,7 +413,7 @@ class DQNLearner(TrainingState):
         )
         # differs: the gradients wait in each parameter's .grad; Keras takes them as
         # input
-        self.optimizer.step()
+        parts.scaled_step(self.optimizer, self.scaler)
         self.gradient_steps += 1
         self.update_target()
         return loss, q_mean, priorities

@@ -15,6 +15,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from rlkit.algos import tf_parts as parts
 from rlkit.algos.actor_critic import tf as nets
 from rlkit.algos.actor_critic.config import (
     APPROX_KL,
@@ -60,14 +61,16 @@ class Learner(TrainingState):
             self.name, obs_dim, discrete, action_dim, image
         )
         self.model = nets.build_model(
-            obs_dim, action_dim, discrete, config, seed, image
+            obs_dim, action_dim, discrete, config, seed, self.device, image
         )
         self.actor, self.critic = self.model.actor, self.model.critic
         self.log_std = self.model.log_std
         # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
-        # uses torch's formula
-        self.optimizer = TorchAdam(
-            learning_rate=config.learning_rate, epsilon=config.adam_eps
+        # uses torch's formula. For fp16 Keras wraps it in its loss scaling, where
+        # torch keeps a GradScaler beside it (rlkit/precision.py)
+        self.optimizer = parts.loss_scaler(
+            config.precision,
+            TorchAdam(learning_rate=config.learning_rate, epsilon=config.adam_eps),
         )
         self.optimizer.build(nets.parameters(self.model))
         # differs: torch runs eagerly; TF traces the whole update (every epoch and
@@ -128,9 +131,14 @@ class Learner(TrainingState):
         tuple."""
         with tf.GradientTape() as tape:
             loss, metrics = self.loss(batch, clip_range)
+            # fp16: the loss scaled up before its gradients (rlkit/precision.py)
+            scaled = self.optimizer.scale_loss(loss)
         # differs: torch calls loss.backward()
-        grads = tape.gradient(loss, nets.parameters(self.model))
-        grads, _ = tf.clip_by_global_norm(grads, self.config.max_grad_norm)
+        grads = tape.gradient(scaled, nets.parameters(self.model))
+        # differs: the gradients are still scaled (Keras unscales them in
+        # apply_gradients), so the clip's bound is scaled: clip(s g, s c) = s clip(g, c)
+        bound = self.config.max_grad_norm * parts.loss_scale(self.optimizer)
+        grads, _ = tf.clip_by_global_norm(grads, bound)
         self.optimizer.apply_gradients(
             zip(grads, nets.parameters(self.model), strict=True)
         )

@@ -65,19 +65,22 @@ class Learner(TrainingState):
         # it stays the copy of the actor that set_weights and load make
         self.actor, self.critics, self.target_actor, self.target_critics = (
             parts.actor_and_critics(
-                obs_dim, action_dim, config, seed, 2, actor_outputs=2
+                obs_dim, action_dim, config, seed, self.device, 2, actor_outputs=2
             )
         )
         self.model = parts.OffPolicyModel(
             self.actor, self.critics, math.log(config.alpha)
         )
         # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
-        # uses torch's formula
-        self.actor_optimizer = TorchAdam(
-            learning_rate=config.step_size("actor"), epsilon=1e-8
+        # uses torch's formula. For fp16 Keras wraps each optimizer in its loss
+        # scaling, where torch keeps a GradScaler beside it (rlkit/precision.py)
+        self.actor_optimizer = parts.loss_scaler(
+            config.precision,
+            TorchAdam(learning_rate=config.step_size("actor"), epsilon=1e-8),
         )
-        self.critic_optimizer = TorchAdam(
-            learning_rate=config.step_size("critic"), epsilon=1e-8
+        self.critic_optimizer = parts.loss_scaler(
+            config.precision,
+            TorchAdam(learning_rate=config.step_size("critic"), epsilon=1e-8),
         )
         self.actor_optimizer.build(self.actor.trainable_variables)
         self.critic_optimizer.build(parts.trainable_variables(self.critics))
@@ -152,9 +155,11 @@ class Learner(TrainingState):
                 loss = tf.add_n(
                     [tf.reduce_mean((q - targets) ** 2) for q in q_values]
                 )
+            # fp16: the loss scaled up before its gradients (rlkit/precision.py)
+            scaled = self.critic_optimizer.scale_loss(loss)
         # differs: torch calls loss.backward()
         variables = parts.trainable_variables(self.critics)
-        grads = tape.gradient(loss, variables)
+        grads = tape.gradient(scaled, variables)
         self.critic_optimizer.apply_gradients(zip(grads, variables, strict=True))
         # priorities cost a few ops per step: computed only when prioritized
         td_errors = tf.zeros(())
@@ -207,8 +212,9 @@ class Learner(TrainingState):
             loss = tf.reduce_mean(
                 alpha * log_probs - self.min_q(self.critics, obs, actions)
             )
+            scaled = self.actor_optimizer.scale_loss(loss)
         # differs: torch calls loss.backward()
-        grads = tape.gradient(loss, self.actor.trainable_variables)
+        grads = tape.gradient(scaled, self.actor.trainable_variables)
         self.actor_optimizer.apply_gradients(
             zip(grads, self.actor.trainable_variables, strict=True)
         )

@@ -71,6 +71,10 @@ class Learner(TrainingState):
         self.critic_optimizer = FusedAdam(
             self.critics.parameters(), lr=config.step_size("critic")
         )
+        # fp16's dynamic loss scaling, one scaler per optimizer; pass-throughs at fp32
+        # and bf16 (rlkit/precision.py)
+        self.actor_scaler = parts.loss_scaler(config.precision, self.device)
+        self.critic_scaler = parts.loss_scaler(config.precision, self.device)
         self.gradient_steps = 0  # differs: TF keeps this count in a tf.Variable
         # differs: constant metric terms, made once (TF's graph makes them once too)
         self.zero = torch.zeros((), device=self.device)
@@ -126,10 +130,11 @@ class Learner(TrainingState):
         else:
             loss = sum(F.mse_loss(q, targets) for q in q_values)
         self.critic_optimizer.zero_grad(set_to_none=True)
+        # fp16: the loss scaled up before its gradients (rlkit/precision.py)
         # differs: TF records the forward pass on a GradientTape and asks it for
         # gradients
-        loss.backward()
-        self.critic_optimizer.step()
+        self.critic_scaler.scale(loss).backward()
+        parts.scaled_step(self.critic_optimizer, self.critic_scaler)
         # priorities cost a few ops per step: computed only when prioritized
         td_errors = self.zero
         if self.config.prioritized:
@@ -168,8 +173,8 @@ class Learner(TrainingState):
         loss = -q_value(self.critics[0], obs, self.policy(obs)).mean()
         self.actor_optimizer.zero_grad(set_to_none=True)
         # only the actor's gradients, as TF's tape: not the critics' (never used)
-        loss.backward(inputs=self.actor_parameters)
-        self.actor_optimizer.step()
+        self.actor_scaler.scale(loss).backward(inputs=self.actor_parameters)
+        parts.scaled_step(self.actor_optimizer, self.actor_scaler)
         return loss.detach()
 
     def update_targets(self) -> None:

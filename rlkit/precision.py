@@ -1,0 +1,47 @@
+"""Mixed precision: what ``precision="bf16"`` or ``"fp16"`` changes in a learner, and what it leaves alone.
+
+Every algorithm's config has ``precision`` (``fp32``, the default; ``bf16``; ``fp16``). At ``bf16`` or ``fp16``
+only the networks' *layers* compute in the low precision (matrix products, bias adds, activations, and the
+convolutions of an image encoder): torch runs each network's forward pass under ``torch.autocast``
+(``torch_parts.MLP``), Keras builds the layers with the ``mixed_bfloat16`` / ``mixed_float16`` dtype policy
+(``tf_parts.build_mlp``). The two frameworks' twins stay mirrored, and their equivalence is tested in each
+precision with the tolerance the precision implies (``tests/algorithms/test_precision.py``).
+
+What stays float32, and why (chapter 44 measures each):
+
+- **The weights and the optimizer.** Adam's updates are often smaller than bf16's spacing near a weight
+  (8 significant bits): stored in bf16 they would round away. Both frameworks keep float32 master weights
+  and cast them for each product.
+- **Every network output.** It is cast back to float32 where it leaves the network, so the TD target
+  ``r + gamma * Q'``, the losses, C51's softmax and log-softmax and its projection, PPO's ratio and SAC's
+  log-probabilities with their tanh correction are computed in float32: a TD error of 0.1 beside Q-values
+  near 100 is below bf16's spacing there (0.5), and ``log(1 - tanh(u)^2)`` meets ``log(0)`` in bf16 long
+  before it does in float32.
+- **Acting.** The loops act with a numpy copy of the float32 weights, as at ``fp32``.
+
+``fp16`` has 5 exponent bits: gradients below about 6e-8 flush to zero. It therefore adds dynamic loss
+scaling, one scaler per optimizer: ``torch.amp.GradScaler`` and Keras' ``LossScaleOptimizer``, set up alike
+(a start at 2**15, halved and the step skipped on an overflow, doubled after 2,000 finite steps); the
+gradients are unscaled before they are clipped. ``bf16`` has float32's exponent range and needs no scaling.
+A resumed ``fp16`` run starts its loss scale afresh at 2**15 (it re-adapts within a few steps); resuming is
+bit-identical at ``fp32`` and ``bf16``.
+
+A device that cannot compute in the precision is refused by name when the learner is built: each framework
+tries one small product in it there. On this course's CPUs both precisions run (bf16 natively where the CPU
+has the instructions, fp16 emulated), which is what lets the tests and chapter 44 check them; the speed they
+buy is a GPU's (tensor cores) and is not measured on a CPU.
+"""
+
+from __future__ import annotations
+
+#: The precisions a config accepts (``AlgorithmConfig.precision``).
+PRECISIONS = ("fp32", "bf16", "fp16")
+
+
+def refusal(precision: str, device: str, framework: str) -> str:
+    """The error for a precision the device cannot compute in, naming both and what to do instead."""
+    return (
+        f"precision={precision!r} is not available on {device} with {framework}: the framework cannot compute "
+        f"a {precision} product there. Use precision='fp32' (or 'bf16' where the device supports it), or "
+        "another device."
+    )
