@@ -75,10 +75,14 @@ def compute_dtype(precision: str, device: torch.device) -> torch.dtype | None:
     dtype = LOW_PRECISION[precision]
     if dtype is not None:
         ones = torch.ones(2, 2, device=device)
-        # differs: torch's autocast warns and stays in float32 where it cannot
-        with torch.autocast(device.type, dtype=dtype):
-            probe = ones @ ones
-        if probe.dtype != dtype:
+        # differs: torch's autocast warns and stays in float32 where the dtype is not
+        # supported, and raises for a device it does not know
+        try:
+            with torch.autocast(device.type, dtype=dtype):
+                probe_dtype = (ones @ ones).dtype
+        except RuntimeError as error:
+            raise RlkitError(refusal(precision, str(device), "torch")) from error
+        if probe_dtype != dtype:
             raise RlkitError(refusal(precision, str(device), "torch"))
     return dtype
 
