@@ -57,11 +57,25 @@ def test_the_twins_agree_in_low_precision_and_the_precision_changes_the_numbers(
     torch_metrics, tf_metrics = metrics_of_one_update(family, precision, np.random.default_rng(7))
     for name, value in torch_metrics.items():
         np.testing.assert_allclose(tf_metrics[name], value, **TOLERANCE[precision], err_msg=name)
-    # the same update in float32 gives other numbers: the layers did compute in the low precision
-    float32, _ = metrics_of_one_update(family, "fp32", np.random.default_rng(7))
-    assert any(not np.isclose(float32[name], torch_metrics[name], rtol=1e-6, atol=0) for name in float32), (
-        f"{family} at {precision} computed exactly what it computes at fp32"
-    )
+    # the same update in float32 gives other numbers in each framework: its layers did compute in the low
+    # precision
+    float32 = metrics_of_one_update(family, "fp32", np.random.default_rng(7))
+    for framework, exact, low in zip(["torch", "tf"], float32, (torch_metrics, tf_metrics), strict=True):
+        assert any(not np.isclose(exact[name], low[name], rtol=1e-6, atol=0) for name in exact), (
+            f"{framework} {family} at {precision} computed exactly what it computes at fp32"
+        )
+
+
+def test_fp16_gradients_are_clipped_after_unscaling_in_both_frameworks(rng):
+    """torch unscales the gradients before it clips them; Keras unscales inside its optimizer, so rlkit clips
+    the scaled gradients at a scaled bound. Either way the clipped gradient's norm is the bound itself."""
+    torch_learner, tf_learner = dqn.twins(precision="fp16", max_grad_norm=0.05)
+    batch = dqn.batch_for(rng)
+    torch_grads, tf_grads = torch_learner.gradients(batch), tf_learner.gradients(batch)
+    norm = np.sqrt(sum(float((g.astype(np.float64) ** 2).sum()) for g in torch_grads))
+    assert norm == pytest.approx(0.05, rel=1e-3)
+    for a, b in zip(torch_grads, tf_grads, strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-2, atol=1e-4)
 
 
 @pytest.mark.parametrize("precision", LOW)
