@@ -111,6 +111,7 @@ def adam(optimizer: keras.Optimizer) -> keras.Optimizer:
     return getattr(optimizer, "inner_optimizer", optimizer)
 
 
+# differs: torch's GradScaler unscales the gradients itself (unscale_)
 def loss_scale(optimizer: keras.Optimizer):
     """The factor the loss was scaled by (1 without loss scaling)."""
     if isinstance(optimizer, keras.optimizers.LossScaleOptimizer):
@@ -130,7 +131,9 @@ class ConvEncoder(keras.layers.Layer):
         self.convs = [
             # differs: each Keras layer computes in its own dtype policy (this
             # encoder's); torch's autocast covers the whole forward pass
-            keras.layers.Conv2D(filters, size, strides=stride, dtype=self.dtype_policy)
+            keras.layers.Conv2D(
+                filters, size, strides=stride, dtype=self.dtype_policy
+            )
             for filters, size, stride in spec.convs
         ]
         self.scale, self.channels_last, self.spec = (

@@ -87,6 +87,7 @@ def compute_dtype(precision: str, device: torch.device) -> torch.dtype | None:
     return dtype
 
 
+# differs: Keras casts inside each layer by its dtype policy (tf_parts.build_mlp)
 def in_precision(
     forward: Callable, dtype: torch.dtype | None, x: torch.Tensor, *more
 ) -> torch.Tensor:
@@ -101,6 +102,7 @@ def in_precision(
     return out.float()
 
 
+# differs: a Keras Sequential's layers carry their dtype policy themselves
 class MLP(nn.Sequential):
     """Layers in sequence, computing in ``precision`` (None: float32), with a
     float32 output."""

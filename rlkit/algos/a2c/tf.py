@@ -137,7 +137,8 @@ class Learner(TrainingState):
         # differs: torch calls loss.backward()
         grads = tape.gradient(scaled, nets.parameters(self.model))
         # differs: the gradients are still scaled (Keras unscales them in
-        # apply_gradients), so the clip's bound is scaled: clip(s g, s c) = s clip(g, c)
+        # apply_gradients), so the clip's bound is scaled too:
+        # clip(s g, s c) = s clip(g, c)
         bound = self.config.max_grad_norm * parts.loss_scale(self.optimizer)
         grads, _ = tf.clip_by_global_norm(grads, bound)
         self.optimizer.apply_gradients(

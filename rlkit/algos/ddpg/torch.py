@@ -71,8 +71,8 @@ class Learner(TrainingState):
         self.critic_optimizer = FusedAdam(
             self.critics.parameters(), lr=config.step_size("critic")
         )
-        # fp16's dynamic loss scaling, one scaler per optimizer; pass-throughs at fp32
-        # and bf16 (rlkit/precision.py)
+        # fp16's dynamic loss scaling, one scaler per optimizer; pass-throughs at
+        # fp32 and bf16 (rlkit/precision.py)
         self.actor_scaler = parts.loss_scaler(config.precision, self.device)
         self.critic_scaler = parts.loss_scaler(config.precision, self.device)
         self.gradient_steps = 0  # differs: TF keeps this count in a tf.Variable

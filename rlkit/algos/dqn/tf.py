@@ -451,7 +451,8 @@ class DQNLearner(TrainingState):
         # differs: torch calls loss.backward()
         grads = tape.gradient(scaled, self.q.trainable_variables)
         # differs: the gradients are still scaled (Keras unscales them in
-        # apply_gradients), so the clip's bound is scaled: clip(s g, s c) = s clip(g, c)
+        # apply_gradients), so the clip's bound is scaled too:
+        # clip(s g, s c) = s clip(g, c)
         if self.config.max_grad_norm is not None:
             bound = self.config.max_grad_norm * parts.loss_scale(self.optimizer)
             grads, _ = tf.clip_by_global_norm(grads, bound)
