@@ -10,12 +10,15 @@ from __future__ import annotations
 from rlkit.hardware import resolve_device
 
 
-def time_update(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, repeats: int = 5) -> float:
+def time_update(
+    width: int, batch: int, device: str = "cpu", obs_dim: int = 8, repeats: int = 5, precision: str = "fp32"
+) -> float:
     """Median seconds of one Adam step of an MLP (obs_dim -> width -> width -> 1, squared error) on a batch
     that starts in numpy, as every rlkit update does: the unit of work a GPU has to make cheaper.
 
     The batch is copied to ``device`` inside the timed step and the device is synchronised before the clock
-    is read, so a GPU's figure includes its transfer and launch costs (chapter 43's crossover).
+    is read, so a GPU's figure includes its transfer and launch costs (chapter 43's crossover). ``precision``
+    is a learner's (``rlkit/precision.py``): the layers in bf16 or fp16, fp16 with its loss scaling.
     """
     import numpy as np
     import torch
@@ -24,18 +27,21 @@ def time_update(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, r
     rng = np.random.default_rng(0)
     obs = rng.standard_normal((batch, obs_dim), dtype=np.float32)
     targets = rng.standard_normal((batch, 1), dtype=np.float32)
-    from rlkit.algos.torch_parts import build_mlp
+    from rlkit.algos.torch_parts import build_mlp, compute_dtype, loss_scaler
 
     torch.manual_seed(0)
-    net = build_mlp(obs_dim, 1, (width, width)).to(device)
+    place = torch.device(device)
+    net = build_mlp(obs_dim, 1, (width, width), compute_dtype(precision, place)).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=1e-4)
+    scaler = loss_scaler(precision, place)
 
     def step() -> None:
         x, y = torch.as_tensor(obs, device=device), torch.as_tensor(targets, device=device)
         loss = torch.nn.functional.mse_loss(net(x), y)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
         loss.item()  # waits for the device, as reading the loss for logging does
 
     return _median_seconds(step, repeats)

@@ -3,7 +3,8 @@
 Times one Adam step (:func:`course.timing.time_update`) and one forward pass
 (:func:`course.timing.time_forward`, and numpy's) on the CPU and on a CUDA device, each starting from
 numpy arrays and ending when the device is done, and writes the medians to a JSON file that chapter 43
-reads (``benchmarks/gpu_crossover.json``). Run it on a machine with a GPU:
+reads (``benchmarks/gpu_crossover.json``), and the same update steps in bf16 and fp16 (``precision=``, chapter
+44). Run it on a machine with a GPU:
 
     python -m benchmarks.costs.gpu_crossover                  # needs CUDA; writes benchmarks/gpu_crossover.json
     python -m benchmarks.costs.gpu_crossover --cpu-only --output cpu.json   # the CPU half alone
@@ -42,6 +43,17 @@ def measure(devices: list[str]) -> dict:
                 key = f"{device} w{width} b{batch}"
                 results["update_ms"][key] = round(time_update(width, batch, device) * 1e3, 4)
                 print(f"update {key}: {results['update_ms'][key]} ms", flush=True)
+    # mixed precision (rlkit/precision.py, chapter 44): the same steps with the layers in 16 bits; on a GPU
+    # with tensor cores this is where they pay, on a CPU bf16 needs its AVX-512 BF16 or AMX instructions
+    results["update_ms_low_precision"] = {}
+    for device in devices:
+        for precision in ("bf16", "fp16"):
+            for width in WIDTHS:
+                for batch in UPDATE_BATCHES:
+                    key = f"{device} {precision} w{width} b{batch}"
+                    seconds = time_update(width, batch, device, precision=precision)
+                    results["update_ms_low_precision"][key] = round(seconds * 1e3, 4)
+                    print(f"update {key}: {results['update_ms_low_precision'][key]} ms", flush=True)
     for device in ["numpy", *devices]:
         for width in WIDTHS:
             for batch in ACT_BATCHES:
