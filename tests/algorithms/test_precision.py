@@ -13,6 +13,7 @@ from rlkit.algos.dqn.config import DQNConfig
 from rlkit.errors import RlkitError
 from tests.algorithms import test_actor_critic_equivalence as actor_critic
 from tests.algorithms import test_dqn_equivalence as dqn
+from tests.algorithms import test_image_dqn as image_dqn
 from tests.algorithms import test_off_policy_equivalence as off_policy
 from tests.algorithms.test_resume import train as resumable_run
 
@@ -28,6 +29,15 @@ TOLERANCE = {"bf16": {"rtol": 2e-2, "atol": 3e-3}, "fp16": {"rtol": 3e-3, "atol"
 
 def metrics_of_one_update(family: str, precision: str, rng: np.random.Generator) -> tuple[dict, dict]:
     """The torch and the TF twin's metrics after one update on the same batch, from the same weights."""
+    if family == "rainbow":  # noisy layers, dueling heads, C51's softmax and projection, one noise draw
+        torch_learner, tf_learner = dqn.twins(precision=precision, **dqn.RAINBOW_PARTS["all"])
+        batch, noise = dqn.weighted_nstep_batch(rng), torch_learner.draw_noise()
+        return torch_learner.update(batch, noise), tf_learner.update(batch, noise)
+    if family == "dqn-pixels":  # the convolutional encoder on MinAtar-sized boolean grids
+        space = image_dqn.gym.spaces.Box(0, 1, (10, 10, 4), bool)
+        torch_learner, tf_learner, _ = image_dqn.twins(space, precision=precision)
+        batch = image_dqn.image_batch(space, rng)
+        return torch_learner.update(batch), tf_learner.update(batch)
     if family.startswith("dqn"):
         # "dqn-clipped": the clip binds on every step, so a clip of scaled gradients would show
         clip = {"max_grad_norm": 0.05} if family == "dqn-clipped" else {}
@@ -48,7 +58,7 @@ def metrics_of_one_update(family: str, precision: str, rng: np.random.Generator)
     return torch_learner.update_many(batches), tf_learner.update_many(batches)
 
 
-FAMILIES = ["dqn", "dqn-clipped", "ppo", "a2c", "ddpg", "td3", "sac"]
+FAMILIES = ["dqn", "dqn-clipped", "rainbow", "dqn-pixels", "ppo", "a2c", "ddpg", "td3", "sac"]
 
 
 @pytest.mark.parametrize("precision", LOW)
