@@ -1,13 +1,17 @@
 """What one update and one forward pass cost on a device: the timings of the hardware chapter (43) and of
 ``benchmarks/costs/gpu_crossover.py``.
 
-Both time the same MLP (obs_dim -> width -> width -> 1) built by the torch learners' own ``build_mlp``,
-starting from numpy arrays as rlkit's updates and acting do, and report a median over a few calls.
+:func:`time_update` and :func:`time_forward` time the same MLP (obs_dim -> width -> width -> 1) built by the
+torch learners' own ``build_mlp``; :func:`time_cnn_update` times an update of the network a DQN reads MinAtar's
+grids with (the learners' ``ConvEncoder``, then an MLP head). Each starts from numpy arrays as rlkit's updates
+and acting do, and reports a median over a few calls. The update timings first set torch's threads as a
+learner does (:func:`rlkit.hardware.configure_torch`, one by default): more threads than free cores made a
+small step a hundred times slower on a busy machine.
 """
 
 from __future__ import annotations
 
-from rlkit.hardware import resolve_device
+from rlkit.hardware import configure_torch, resolve_device
 
 
 def time_update(
@@ -23,6 +27,7 @@ def time_update(
     import numpy as np
     import torch
 
+    configure_torch()  # the learners' thread count
     device = resolve_device(device)
     rng = np.random.default_rng(0)
     obs = rng.standard_normal((batch, obs_dim), dtype=np.float32)
@@ -43,6 +48,67 @@ def time_update(
         scaler.step(optimizer)
         scaler.update()
         loss.item()  # waits for the device, as reading the loss for logging does
+
+    return _median_seconds(step, repeats)
+
+
+#: MinAtar Breakout's observations (a 10x10 grid, 4 boolean channels), the hidden layer the course's MinAtar
+#: runs give the head (``benchmarks/costs/cnn_update.py``), and its 3 actions.
+MINATAR_SHAPE, MINATAR_HIDDEN, MINATAR_ACTIONS = (10, 10, 4), (128,), 3
+
+
+def minatar_spec():
+    """The :class:`rlkit.encoders.ImageSpec` a learner makes of MinAtar Breakout's observation space."""
+    import gymnasium as gym
+
+    from rlkit.encoders import image_spec
+
+    return image_spec(gym.spaces.Box(0, 1, MINATAR_SHAPE, bool), "minatar")
+
+
+def time_cnn_update(
+    batch: int,
+    device: str = "cpu",
+    hidden: tuple[int, ...] = MINATAR_HIDDEN,
+    n_actions: int = MINATAR_ACTIONS,
+    repeats: int = 5,
+    precision: str = "fp32",
+) -> float:
+    """Median seconds of one Adam step of a MinAtar-sized convolutional Q-network on a batch of boolean grids
+    that starts in numpy: rlkit's ``minatar`` encoder (``rlkit/encoders.py``, one 3x3 convolution of 16
+    filters on the 10x10x4 grid) built by the torch learners' own ``ConvEncoder``, then an MLP head
+    (``hidden``, ``n_actions`` outputs, squared error against fixed targets).
+
+    As in :func:`time_update`, the grids are copied to ``device`` inside the timed step (as bools, the
+    encoder scales them) and the loss is read back, and ``precision`` sets the dtype the layers compute in.
+    """
+    import numpy as np
+    import torch
+
+    from rlkit.algos.torch_parts import MLP, ConvEncoder, build_mlp, compute_dtype, loss_scaler
+
+    configure_torch()  # the learners' thread count
+    device = resolve_device(device)
+    spec = minatar_spec()
+    rng = np.random.default_rng(0)
+    obs = rng.random((batch, *MINATAR_SHAPE)) < 0.1  # sparse grids, as MinAtar's are
+    targets = rng.standard_normal((batch, n_actions), dtype=np.float32)
+    torch.manual_seed(0)
+    place = torch.device(device)
+    # encoder and head as one network whose layers compute in the precision, its output float32
+    head = build_mlp(spec.flat_size, n_actions, hidden)
+    net = MLP([ConvEncoder(spec), head], compute_dtype(precision, place)).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-4)
+    scaler = loss_scaler(precision, place)
+
+    def step() -> None:
+        x, y = torch.as_tensor(obs, device=device), torch.as_tensor(targets, device=device)
+        loss = torch.nn.functional.mse_loss(net(x), y)
+        optimizer.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        loss.item()  # waits for the device
 
     return _median_seconds(step, repeats)
 
@@ -87,3 +153,54 @@ def _median_seconds(work, repeats: int) -> float:
         work()
         times.append(time.perf_counter() - start)
     return float(np.median(times))
+
+
+def crossover_tables(results: dict) -> str:
+    """The figures of a ``benchmarks/costs/gpu_crossover.py`` file as text: each update (MLP by width, the
+    MinAtar CNN) on the CPU against the GPU, fp32 then bf16 and fp16, and acting on numpy, the CPU and the GPU.
+
+    Only what the file holds is shown: a file written before a section existed (the CNN, low precision), or
+    by ``--cpu-only``, shows the CPU alone.
+    """
+    from collections import defaultdict
+
+    lines = [f"GPU: {results.get('gpu')}, torch {results.get('torch')}, CUDA build {results.get('cuda_build')}"]
+
+    def parse(key: str) -> tuple[str, str, str, int]:
+        """A key's parts: "cuda bf16 w256 b32" -> ("cuda", "bf16", "w256", 32); fp32 if unnamed; the CNN has no w."""
+        device, *rest = key.split()
+        precision = rest.pop(0) if rest[0] in ("fp32", "bf16", "fp16") else "fp32"
+        net = rest[0] if len(rest) == 2 else "cnn"
+        return device, precision, net, int(rest[-1][1:])
+
+    updates: dict = defaultdict(dict)  # (net, precision) -> {batch: {device: ms}}
+    for section in ("update_ms", "update_ms_low_precision", "cnn_update_ms"):
+        for key, ms in results.get(section, {}).items():
+            device, precision, net, batch = parse(key)
+            updates[net, precision].setdefault(batch, {})[device] = ms
+    if updates:
+        lines.append("update, ms per Adam step, CPU -> GPU (x: the GPU's speed-up)")
+    for (net, precision), by_batch in sorted(updates.items(), key=lambda item: _row_order(*item[0])):
+        cells = []
+        for batch, ms in sorted(by_batch.items()):
+            cpu, gpu = ms.get("cpu"), next((ms[d] for d in ms if d != "cpu"), None)
+            cell = "-" if cpu is None else f"{cpu:.2f}"
+            if gpu is not None:
+                cell += f"->{gpu:.2f}" + (f" ({cpu / gpu:.1f}x)" if cpu is not None else "")
+            cells.append(f"b{batch} {cell}")
+        name = "CNN (MinAtar)" if net == "cnn" else f"MLP width {net[1:]}"
+        lines.append(f"  {name:<15} {precision}  " + " | ".join(cells))
+    acting: dict = defaultdict(dict)  # (width, batch) -> {device: us}
+    for key, us in results.get("act_us", {}).items():
+        device, _, net, batch = parse(key)
+        acting[net, batch][device] = us
+    if acting:
+        lines.append("acting, us per forward pass")
+    for (net, batch), us in sorted(acting.items(), key=lambda item: (int(item[0][0][1:]), item[0][1])):
+        lines.append(f"  width {net[1:]:>4} b{batch:<5} " + "  ".join(f"{d} {t:.1f}" for d, t in us.items()))
+    return "\n".join(lines)
+
+
+def _row_order(net: str, precision: str) -> tuple[int, int]:
+    """MLPs by width, then the CNN; fp32, bf16, fp16 within each."""
+    return (10**9 if net == "cnn" else int(net[1:]), ("fp32", "bf16", "fp16").index(precision))

@@ -1,10 +1,18 @@
 """Benchmark: where a GPU starts to pay for rlkit's updates and acting, network width x batch size.
 
-Times one Adam step (:func:`course.timing.time_update`) and one forward pass
-(:func:`course.timing.time_forward`, and numpy's) on the CPU and on a CUDA device, each starting from
-numpy arrays and ending when the device is done, and writes the medians to a JSON file that chapter 43
-reads (``benchmarks/gpu_crossover.json``), and the same update steps in bf16 and fp16 (``precision=``, chapter
-44). Run it on a machine with a GPU:
+Times one Adam step of an MLP (:func:`course.timing.time_update`) and of the MinAtar-sized convolutional
+Q-network (:func:`course.timing.time_cnn_update`), and one forward pass (:func:`course.timing.time_forward`,
+and numpy's), on the CPU and on a CUDA device, each starting from numpy arrays and ending when the device is
+done, and writes the medians to a JSON file that chapter 43 reads (``benchmarks/gpu_crossover.json``;
+:func:`course.timing.crossover_tables` prints it), with the same update steps in bf16 and fp16
+(``precision=``, chapter 44). Its sections and their keys:
+
+- ``update_ms``: the MLP, fp32, ``"<device> w<width> b<batch>"`` (``"cuda w256 b2048"``);
+- ``update_ms_low_precision``: the MLP, ``"<device> <bf16|fp16> w<width> b<batch>"``;
+- ``cnn_update_ms``: the CNN, ``"<device> b<batch>"`` in fp32, ``"<device> <bf16|fp16> b<batch>"``;
+- ``act_us``: acting, ``"<numpy|device> w<width> b<batch>"``, in microseconds (the others in ms).
+
+Run it on a machine with a GPU:
 
     python -m benchmarks.costs.gpu_crossover                  # needs CUDA; writes benchmarks/gpu_crossover.json
     python -m benchmarks.costs.gpu_crossover --cpu-only --output cpu.json   # the CPU half alone
@@ -19,7 +27,7 @@ import platform
 import sys
 from pathlib import Path
 
-from course.timing import time_forward, time_update
+from course.timing import time_cnn_update, time_forward, time_update
 
 WIDTHS = (64, 256, 1024)
 UPDATE_BATCHES = (32, 256, 2048)
@@ -54,6 +62,16 @@ def measure(devices: list[str]) -> dict:
                     seconds = time_update(width, batch, device, precision=precision)
                     results["update_ms_low_precision"][key] = round(seconds * 1e3, 4)
                     print(f"update {key}: {results['update_ms_low_precision'][key]} ms", flush=True)
+    # the MinAtar-sized CNN (chapter 43): its convolution has few weights but runs at every position of
+    # every grid, so a sample costs it more arithmetic than the 256-wide MLP
+    results["cnn_update_ms"] = {}
+    for device in devices:
+        for precision in ("fp32", "bf16", "fp16"):
+            for batch in UPDATE_BATCHES:
+                key = f"{device} b{batch}" if precision == "fp32" else f"{device} {precision} b{batch}"
+                seconds = time_cnn_update(batch, device, precision=precision)
+                results["cnn_update_ms"][key] = round(seconds * 1e3, 4)
+                print(f"cnn update {key}: {results['cnn_update_ms'][key]} ms", flush=True)
     for device in ["numpy", *devices]:
         for width in WIDTHS:
             for batch in ACT_BATCHES:

@@ -90,6 +90,7 @@ def test_a_gpu_tensorflow_cannot_see_is_refused_naming_what_it_sees(device):
         rlkit.train("dqn", framework="tf", total_steps=100, device=device, progress=False)
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(not GPUS, reason="needs a GPU TensorFlow sees")
 def test_on_a_gpu_build_cpu_still_trains_on_the_cpu():
     result = rlkit.train("dqn", framework="tf", total_steps=300, device="cpu", progress=False, eval_every=300,
