@@ -40,7 +40,11 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
         "--overwrite", action="store_true", help="replace the run a --logdir already holds (its files are removed)"
     )
     train.add_argument("--stop-when-solved", action="store_true", help="stop at the first solving evaluation")
-    train.add_argument("--device", default="cpu", help="torch device: cpu (default), cuda, cuda:N, mps or auto")
+    train.add_argument(
+        "--device",
+        default="cpu",
+        help="the learner's device, torch and TensorFlow alike: cpu (default), cuda, cuda:N, mps or auto",
+    )
     train.add_argument(
         "--resume",
         default=None,
@@ -113,8 +117,9 @@ def build_parser(algo: str | None = None, env_id: str | None = None) -> argparse
     export.add_argument(
         "--quantize",
         default=None,
-        choices=["int8"],
-        help="litert only: int8 weights and activations",
+        choices=["dynamic", "int8"],
+        help="litert only: dynamic (int8 weights, float activations) or int8 (weights and activations, "
+        "calibrated on the agent's own observations)",
     )
     export.add_argument("--output", default=None, help="where to write it (default: next to the checkpoint)")
     export.add_argument("--force", action="store_true", help="overwrite an existing file at the output path")
@@ -285,7 +290,8 @@ def export_agent(args: argparse.Namespace) -> None:
     # the checkpoint's name without its suffix: run.v2.pt -> run.v2.onnx
     suffixes = (".weights.h5", ".keras", ".pt")
     stem = next((source.name[: -len(s)] for s in suffixes if source.name.endswith(s)), source.stem)
-    ending = {"onnx": ".onnx", "savedmodel": "_savedmodel", "litert": "_int8.tflite" if args.quantize else ".tflite"}
+    litert = f"_{args.quantize}.tflite" if args.quantize else ".tflite"  # agent_dynamic.tflite, agent_int8.tflite
+    ending = {"onnx": ".onnx", "savedmodel": "_savedmodel", "litert": litert}
     default = source.with_name(stem + ending[args.format])
     output = Path(args.output or default)
     if output.exists() and not args.force:

@@ -13,7 +13,8 @@ to a tolerance for discrete policies too.
   ``torch.export`` and needs ``onnx`` and ``onnxscript``);
 * TensorFlow agents export one ``tf.function`` to all three: ``tf.saved_model.save``, tf2onnx (the
   converter Keras' own ``model.export(format="onnx")`` calls) and TensorFlow's LiteRT converter (the
-  ``.tflite`` flatbuffer that phones and microcontrollers run), optionally quantized to int8;
+  ``.tflite`` flatbuffer that phones and microcontrollers run), optionally quantized: dynamic-range (int8
+  weights, float activations) or int8 (weights and activations);
 * a torch agent exports to LiteRT through its TensorFlow twin (``agent.in_framework("tf")``): the twins
   share one weight layout, so the converted graph holds exactly the torch agent's weights.
 
@@ -38,8 +39,10 @@ from rlkit.errors import RlkitError
 from rlkit.policy_plan import PolicyPlan
 
 FORMATS = ("onnx", "savedmodel", "litert")
-#: LiteRT only: None (float32) or "int8" (weights and activations; inputs and outputs stay float32).
-QUANTIZATIONS = (None, "int8")
+#: LiteRT only: None (float32); "dynamic" (dynamic-range: int8 weights, float32 activations, nothing to
+#: calibrate); "int8" (weights and activations, ranges calibrated on the agent's observations). Inputs and
+#: outputs stay float32 in all three.
+QUANTIZATIONS = (None, "dynamic", "int8")
 
 
 def policy_plan(agent) -> PolicyPlan:
@@ -196,14 +199,22 @@ def export_saved_model(agent, path: str | Path) -> Path:
 def export_litert(agent, path: str | Path, quantize: str | None = None, calibration: int = 512) -> Path:
     """The policy as a LiteRT flatbuffer (``.tflite``), converted from its TensorFlow graph.
 
-    ``quantize="int8"`` stores weights and computes activations in int8 where LiteRT has int8 kernels
-    (inputs and outputs stay float32); the activations' ranges are calibrated on ``calibration`` of the
-    agent's own observations (:func:`observations`), which is what full-integer quantization needs.
+    ``quantize="dynamic"`` (dynamic-range quantization) stores the weights of the larger layers in int8 and
+    computes in float: the interpreter quantizes each activation on the fly, so nothing is calibrated, and
+    the converter leaves a weight tensor of fewer than 1,024 elements (a small input or output layer) in
+    float32 (its default threshold: such a tensor saves little). ``quantize="int8"`` stores weights and
+    computes activations in int8 where LiteRT has int8 kernels (inputs and outputs stay float32); the
+    activations' ranges are calibrated on ``calibration`` of the agent's own observations
+    (:func:`observations`), which is what full-integer quantization needs.
     """
     import tensorflow as tf
 
     if quantize not in QUANTIZATIONS:
-        raise RlkitError(f"quantize must be None or 'int8', got {quantize!r}")
+        accepted = ", ".join(repr(q) for q in QUANTIZATIONS)
+        raise RlkitError(
+            f"quantize must be one of {accepted} (None: float32; 'dynamic': int8 weights; 'int8': int8 weights "
+            f"and activations), got {quantize!r}"
+        )
     # the converter would keep Keras 3's weights as resource variables (READ_VARIABLE ops, which int8
     # calibration cannot run); frozen into constants, they become plain FULLY_CONNECTED weights
     from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
@@ -211,9 +222,10 @@ def export_litert(agent, path: str | Path, quantize: str | None = None, calibrat
     policy = tf_policy(agent)  # held: the traced function refers to it weakly
     frozen = convert_variables_to_constants_v2(policy.__call__.get_concrete_function())
     converter = tf.lite.TFLiteConverter.from_concrete_functions([frozen], policy)
+    if quantize is not None:  # DEFAULT alone is dynamic-range; a representative dataset makes it int8
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
     if quantize == "int8":
         samples = observations(agent, calibration)
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = lambda: ([row[None]] for row in samples)
     with _quiet("tensorflow"):
         Path(path).write_bytes(converter.convert())
@@ -235,8 +247,9 @@ def export(
     the path.
 
     ``example`` (torch agents, ONNX only) is the observation batch the exporter runs the module on;
-    ``quantize`` (LiteRT only) is None or "int8". An ONNX file or a SavedModel records which agent it came
-    from (:func:`exported_from`), with ``source`` (its checkpoint) when given.
+    ``quantize`` (LiteRT only) is None, "dynamic" or "int8" (:data:`QUANTIZATIONS`). An ONNX file or a
+    SavedModel records which agent it came from (:func:`exported_from`), with ``source`` (its checkpoint)
+    when given.
     """
     if format not in FORMATS:
         raise RlkitError(f"export format must be one of {', '.join(FORMATS)}, got {format!r}")

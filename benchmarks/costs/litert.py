@@ -1,20 +1,27 @@
-"""Benchmark: a trained policy deployed as a LiteRT file, float32 and int8, against the agent's own numpy path.
+"""Benchmark: a trained policy deployed as a LiteRT file -- float32, dynamic-range and int8 -- beside the
+agent's own numpy path, ONNX Runtime, a SavedModel and TorchScript.
 
 For DQN and PPO on CartPole-v1 and SAC on Pendulum-v1, in both frameworks, it trains the default agent until
 it solves (``stop_when_solved``), exports it with ``rlkit.export`` (a torch agent through its TensorFlow
-twin), and measures for the float32 and the int8 file:
+twin), and measures for each LiteRT file (``quantize`` None, "dynamic", "int8"):
 
 - the file's size;
 - the latency of one action for one observation (batch 1, as a robot's control loop asks), median over
-  rounds in which the agent's numpy path, onnxruntime and each LiteRT file take turns;
+  rounds in which every runner takes its turn: the agent's numpy path, onnxruntime, the SavedModel's
+  serving signature, a TorchScript trace (``torch.jit.trace`` of ``export.torch_policy``) and each LiteRT
+  file. The twins share their weights exactly, so a torch agent's SavedModel is its TensorFlow twin's and a
+  TensorFlow agent's TorchScript its torch twin's: every row times every runtime on the same policy.
+  onnxruntime and LiteRT run one thread, torch and TensorFlow as rlkit configures them (one thread unless
+  ``RLKIT_THREADS`` says otherwise);
 - agreement with the agent on 256 observations of its own episodes (actions equal, or the largest action
-  difference for continuous actions);
+  difference for continuous actions); the float32 file acts as the agent does, so this is also the
+  quantized policy's agreement with the float one;
 - the mean return of 20 evaluation episodes acting through each file.
 
 It settles what can be measured here of the source notes' claim that quantization cuts inference latency by
 at least 40% on edge devices: on this x86 CPU, not on an ARM board (not measured).
 
-    python -m benchmarks.costs.litert --out benchmarks/results/litert.json
+    python -m benchmarks.costs.litert --out benchmarks/results/litert.json   # about 70 s on a 2-core CPU
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ from rlkit import export
 from rlkit.atomic import write_text
 
 CASES = [("dqn", "CartPole-v1"), ("ppo", "CartPole-v1"), ("sac", "Pendulum-v1")]
+#: The LiteRT files, by the name the results use: float32, dynamic-range (int8 weights) and full int8.
+QUANTIZE = {"float32": None, "dynamic": "dynamic", "int8": "int8"}
 
 
 def latencies_us(runs: dict, obs: np.ndarray, rounds: int = 30, calls: int = 200) -> dict[str, float]:
@@ -62,17 +71,48 @@ def episode_returns(act, env_id: str, episodes: int = 20, seed: int = 1000) -> l
     return returns
 
 
+def torchscript_policy(agent):
+    """A function ``obs -> (action, output)`` calling a TorchScript trace of the agent's torch policy (a
+    TensorFlow agent's torch twin: the same weights), as chapter 42 traces it."""
+    import warnings
+
+    import torch
+
+    module = export.torch_policy(agent.in_framework("torch"))
+    with warnings.catch_warnings():  # torch.jit.trace warns that it is deprecated (chapter 42 shows it)
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(module, torch.zeros(1, agent.obs_dim))
+
+    def run(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with torch.inference_mode():
+            action, output = traced(torch.as_tensor(obs))
+        return action.numpy(), output.numpy()
+
+    return run
+
+
 def measure(algo: str, env_id: str, framework: str, seed: int, folder: Path) -> dict:
     result = rlkit.train(algo, env_id, framework=framework, seed=seed, stop_when_solved=True, progress=False)
     agent = result.agent
     files = {
-        "float32": export.export(agent, folder / f"{algo}-{framework}.tflite", format="litert"),
-        "int8": export.export(agent, folder / f"{algo}-{framework}-int8.tflite", format="litert", quantize="int8"),
+        name: export.export(agent, folder / f"{algo}-{framework}-{name}.tflite", format="litert", quantize=quantize)
+        for name, quantize in QUANTIZE.items()
     }
     onnx = export.export(agent, folder / f"{algo}-{framework}.onnx")
+    saved = export.export_saved_model(agent.in_framework("tf"), folder / f"{algo}-{framework}-savedmodel")
     obs = export.observations(agent, 256, seed=seed)
     policies = {name: export.litert_policy(path) for name, path in files.items()}
-    runs = {"numpy (agent.act)": lambda o: agent.act(o), "onnxruntime": export.onnx_policy(onnx), **policies}
+    runs = {
+        "numpy (agent.act)": lambda o: agent.act(o),
+        "onnxruntime": export.onnx_policy(onnx),
+        "SavedModel": export.saved_model_policy(saved),
+        "TorchScript": torchscript_policy(agent),
+        **policies,
+    }
+    for name in ("onnxruntime", "SavedModel", "TorchScript"):  # timed only if it is the agent's policy
+        parity = export.compare(agent, runs[name], obs)
+        if parity.relative_output_diff > 1e-5:  # float32 rounding is 1e-7 of the outputs; a wrong policy 1
+            raise RuntimeError(f"{algo} {framework}: {name} does not act as the agent: {parity}")
     discrete = export.policy_plan(agent).kind == "argmax"
 
     def acting(run):

@@ -1,8 +1,10 @@
 """Exported policies (ONNX through onnxruntime, TF SavedModel, LiteRT through its interpreter) act exactly as the
-agent does, post-processing included (LiteRT's int8 files within what int8 allows), and ``rlkit export`` writes
-and checks them."""
+agent does, post-processing included (LiteRT's dynamic-range and int8 files within what int8 allows), and
+``rlkit export`` writes and checks them."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -95,6 +97,26 @@ def test_cli_exports_an_int8_litert_policy(tmp_path, capsys):
     assert "256 observations" in capsys.readouterr().out
 
 
+def test_cli_exports_a_dynamic_range_litert_policy(tmp_path, capsys):
+    """The file is named after its quantization, and it is quantized: smaller than the float32 export."""
+    pytest.importorskip("ai_edge_litert", reason="needs the export extra: pip install 'rlkit-course[export]'")
+    checkpoint = make_agent("dqn", "CartPole-v1", "torch").save(tmp_path / "agent.pt")
+    assert main(["export", str(checkpoint), "--format", "litert", "--quantize", "dynamic"]) == 0
+    assert "256 observations" in capsys.readouterr().out
+    assert main(["export", str(checkpoint), "--format", "litert"]) == 0
+    small, plain = (tmp_path / "agent_dynamic.tflite").stat().st_size, (tmp_path / "agent.tflite").stat().st_size
+    assert small < 0.7 * plain, (small, plain)
+
+
+def test_cli_refuses_an_unknown_quantization(tmp_path, capsys):
+    checkpoint = make_agent("dqn", "CartPole-v1", "torch").save(tmp_path / "agent.pt")
+    with pytest.raises(SystemExit) as refused:  # argparse's refusal, before the checkpoint is read
+        main(["export", str(checkpoint), "--format", "litert", "--quantize", "fp16"])
+    assert refused.value.code == 2
+    # newer Pythons print the choices without quotes
+    assert re.search(r"invalid choice: 'fp16' \(choose from '?dynamic'?, '?int8'?\)", capsys.readouterr().err)
+
+
 def test_cli_refuses_a_saved_model_of_a_torch_agent(tmp_path, capsys):
     checkpoint = make_agent("dqn", "CartPole-v1", "torch").save(tmp_path / "agent.pt")
     assert main(["export", str(checkpoint), "--format", "savedmodel"]) == 2
@@ -122,6 +144,35 @@ def test_an_int8_litert_policy_is_smaller_and_close(framework, tmp_path):
     assert small.stat().st_size < 0.7 * plain.stat().st_size, (small.stat().st_size, plain.stat().st_size)
     exact, quantized = export.litert_parity(agent, plain), export.litert_parity(agent, small)
     assert exact.relative_output_diff < 1e-5 < quantized.relative_output_diff < 0.1, (exact, quantized)
+
+
+def int8_tensors(path) -> list[list[int]]:
+    """The shape signatures of a LiteRT file's int8 tensors (-1: the dynamic batch, i.e. an activation)."""
+    from ai_edge_litert.interpreter import Interpreter
+
+    details = Interpreter(model_path=str(path)).get_tensor_details()
+    return [[int(n) for n in d["shape_signature"]] for d in details if d["dtype"] == np.int8]
+
+
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_a_dynamic_range_litert_policy_is_smaller_and_close(framework, tmp_path):
+    """int8 weights (the 64 x 64 layer's; tensors under 1,024 elements stay float32) and float activations:
+    the file shrinks, the outputs move by about the weights' quantization step, and no activation is int8
+    (a batch-dimensioned int8 tensor would mean a representative dataset crept in: full int8)."""
+    pytest.importorskip("ai_edge_litert", reason="needs the export extra: pip install 'rlkit-course[export]'")
+    agent = make_agent("sac", "Pendulum-v1", framework)
+    plain = export.export(agent, tmp_path / "policy.tflite", format="litert")
+    small = export.export(agent, tmp_path / "policy_dynamic.tflite", format="litert", quantize="dynamic")
+    assert small.stat().st_size < 0.7 * plain.stat().st_size, (small.stat().st_size, plain.stat().st_size)
+    exact, quantized = export.litert_parity(agent, plain), export.litert_parity(agent, small)
+    assert exact.relative_output_diff < 1e-5 < quantized.relative_output_diff < 0.1, (exact, quantized)
+    weights = int8_tensors(small)
+    assert [64, 64] in weights and all(-1 not in shape for shape in weights), weights
+
+
+def test_an_unknown_quantization_names_the_accepted_ones():
+    with pytest.raises(export.RlkitError, match=r"quantize must be one of None, 'dynamic', 'int8' .*got 'fp16'"):
+        export.export(object(), "policy.tflite", format="litert", quantize="fp16")
 
 
 def test_a_missing_extra_says_what_to_install(monkeypatch, tmp_path):
