@@ -661,3 +661,48 @@ def time_keras_step(
         medians = {name: float(np.median(t)) for name, t in times.items()}
         results[width] = {**medians, "ratio": medians["bf16"] / medians["fp32"]}
     return results
+
+
+def training_in_precision(low: dict, exact: dict) -> list[dict]:
+    """The committed default runs at a low precision beside the float32 runs of the same configurations and
+    seeds: per (algorithm, task, framework), the seeds whose final agent ended solved, the median final
+    return and the median CPU seconds of each, from two results files of ``benchmarks.learning.endings``
+    (``low``: a ``--set precision=...`` pass; ``exact``: the committed default runs)."""
+    rows = []
+    keys = sorted({(r["algo"], r["env"], r["framework"]) for r in low["runs"]})
+    for key in keys:
+        pair = {}
+        for name, document in (("low", low), ("exact", exact)):
+            runs = {r["seed"]: r for r in document["runs"] if (r["algo"], r["env"], r["framework"]) == key}
+            pair[name] = runs
+        seeds = sorted(set(pair["low"]) & set(pair["exact"]))
+        row = {"algo": key[0], "env": key[1], "framework": key[2], "seeds": len(seeds)}
+        for name, runs in pair.items():
+            chosen = [runs[seed] for seed in seeds]
+            row[f"{name}_solved"] = sum(run["final_solved"] for run in chosen)
+            row[f"{name}_median"] = float(np.median([run["final_mean"] for run in chosen]))
+            row[f"{name}_cpu_s"] = float(np.median([run["cpu_s"] for run in chosen]))
+        rows.append(row)
+    return rows
+
+
+def permutation_p(low: np.ndarray, exact: np.ndarray, draws: int = 20_000, seed: int = 0) -> float:
+    """One-sided permutation test: the share of random relabellings of the runs whose mean falls from the
+    ``exact`` group to the ``low`` group by at least as much as measured. Small: the drop is unlikely to be
+    the luck of the seeds; near 0.5: no sign of one."""
+    both = np.concatenate([low, exact]).astype(np.float64)
+    measured = exact.mean() - low.mean()
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for _ in range(draws):
+        rng.shuffle(both)
+        hits += both[len(low) :].mean() - both[: len(low)].mean() >= measured
+    return hits / draws
+
+
+def final_means(document: dict, algo: str, env: str, seeds: set[int]) -> np.ndarray:
+    """The final agents' mean returns of ``algo`` on ``env`` in a results file, both frameworks, on
+    ``seeds``."""
+    return np.array(
+        [r["final_mean"] for r in document["runs"] if (r["algo"], r["env"]) == (algo, env) and r["seed"] in seeds]
+    )

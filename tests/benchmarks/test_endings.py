@@ -55,6 +55,17 @@ def test_the_committed_file_was_measured_on_the_defaults_of_today():
     assert_measured_on_todays_defaults(json.loads(COMMITTED.read_text())["runs"], "endings.json")
 
 
+def test_the_committed_bf16_pass_is_todays_defaults_at_bf16_on_the_seeds_of_the_float32_runs():
+    """Chapter 44 sets the bf16 pass beside the committed float32 runs seed by seed: the pass must be today's
+    default runs with precision alone changed, on seeds the float32 file holds, and finished."""
+    low = json.loads((COMMITTED.parent / "precision_bf16.json").read_text())
+    assert low["finished"] is not None
+    assert all(run["overrides"] == {"precision": "bf16"} for run in low["runs"])
+    assert_measured_on_todays_defaults(low["runs"], "precision_bf16.json")
+    exact = {(r["algo"], r["env"], r["framework"], r["seed"]) for r in json.loads(COMMITTED.read_text())["runs"]}
+    assert {(r["algo"], r["env"], r["framework"], r["seed"]) for r in low["runs"]} <= exact
+
+
 def test_results_md_shows_the_table_of_the_committed_file():
     table = benchmark_script("endings").table(json.loads(COMMITTED.read_text()))
     assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `endings.py --table`"

@@ -150,3 +150,23 @@ def test_mlp_timing_returns_both_sides_and_their_ratio():
 
 def test_cpu_16bit_instructions_are_booleans():
     assert all(isinstance(v, bool) for v in lp.cpu_16bit_instructions().values())
+
+
+def test_the_permutation_test_tells_a_real_drop_from_the_luck_of_the_seeds():
+    rng = np.random.default_rng(0)
+    same = rng.normal(size=20)
+    assert 0.4 < lp.permutation_p(same, same.copy(), draws=4_000) < 0.7  # the same runs twice: no drop
+    assert lp.permutation_p(same[:10] - 3.0, same[10:], draws=4_000) < 0.01  # a drop of three spreads
+    assert lp.permutation_p(same[:10] + 3.0, same[10:], draws=4_000) > 0.99  # a rise is no drop
+
+
+def test_training_in_precision_pairs_the_runs_seed_by_seed():
+    def run(algo, framework, seed, mean, solved, cpu):
+        return {"algo": algo, "env": "CartPole-v1", "framework": framework, "seed": seed, "final_mean": mean,
+                "final_solved": solved, "cpu_s": cpu}  # fmt: skip
+
+    low = {"runs": [run("dqn", "torch", 1, 100.0, False, 2.0), run("dqn", "torch", 2, 500.0, True, 4.0)]}
+    exact = {"runs": [run("dqn", "torch", s, 500.0, True, 1.0) for s in (1, 2, 3)]}  # seed 3: no bf16 twin
+    (row,) = lp.training_in_precision(low, exact)
+    assert (row["seeds"], row["low_solved"], row["exact_solved"]) == (2, 1, 2)
+    assert (row["low_median"], row["exact_median"], row["low_cpu_s"]) == (300.0, 500.0, 3.0)

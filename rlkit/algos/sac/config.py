@@ -15,9 +15,10 @@ LOG_STD_MIN, LOG_STD_MAX = -20.0, 2.0
 class SACConfig(OffPolicyConfig):
     """SAC (Haarnoja et al. 2018): a tanh-squashed Gaussian actor, twin critics, an entropy bonus alpha."""
 
-    #: MuJoCo's HalfCheetah: CleanRL's network and step size (256x256, 3e-4; Haarnoja et al. use the same) and
-    #: 5,000 random steps first (CleanRL: 5,000); evaluation over 5 episodes every 5,000 steps, since one
-    #: episode is 1,000 steps here. First tried on TF seed 0: 5,942 at 100k steps (RESULTS.md, "Harder tasks").
+    #: MuJoCo's HalfCheetah: the networks and step size of Haarnoja et al. (2018; 256x256, 3e-4 for every
+    #: network; CleanRL's critics take 1e-3) and CleanRL's 5,000 random steps first; evaluation over 5
+    #: episodes every 5,000 steps, since one episode is 1,000 steps here. First tried on TF seed 0: 5,942 at
+    #: 100k steps (RESULTS.md, "Harder tasks").
     env_defaults: ClassVar[dict[str, dict]] = {
         "HalfCheetah-v5": {
             "hidden_sizes": (256, 256),
