@@ -506,6 +506,7 @@ def gradient_underflow(
     batch: int = 128,
     hidden: tuple[int, int] = (64, 64),
     seed: int = 0,
+    loss: str = "huber",
 ) -> GradientUnderflow:
     """One backward pass of a Q-network (CartPole: 4 inputs, 2 actions) on a batch whose TD
     errors have magnitudes log-uniform in ``td_range`` (late in training), under
@@ -514,6 +515,12 @@ def gradient_underflow(
     The Huber loss of errors below 1 is half their square, so the gradient reaching the
     network's output is the TD error over the batch size: 1e-3 / 128 is about 8e-6, already
     below fp16's smallest normal number, and the products of the backward pass go lower.
+
+    ``loss`` picks whose gradient: ``"huber"`` (DQN), ``"squared"`` (the critics of DDPG, TD3
+    and SAC: the mean squared TD error, twice the gradient) or ``"policy"`` (A2C and PPO: the
+    policy-gradient loss -log pi(a|s) A over the same network's two logits, with advantages
+    standardised per batch as rlkit's PPO does, so ``td_range`` plays no part and the gradient
+    does not shrink late in training).
     """
     import torch
 
@@ -524,16 +531,25 @@ def gradient_underflow(
     actions = torch.tensor(rng.integers(0, 2, batch))
     magnitude = np.exp(rng.uniform(*np.log(td_range), batch))
     td = torch.tensor(magnitude * rng.choice([-1.0, 1.0], batch), dtype=torch.float32)
+    raw = rng.normal(size=batch)
+    advantages = torch.tensor((raw - raw.mean()) / raw.std(), dtype=torch.float32)
+    if loss not in ("huber", "squared", "policy"):
+        raise ValueError(f"loss must be 'huber', 'squared' or 'policy', got {loss!r}")
 
     def gradients(low, loss_scale: float) -> list:
         net.zero_grad()
         half = low in (torch.bfloat16, torch.float16)  # float32: no autocast at all
         with torch.autocast("cpu", dtype=low if half else torch.bfloat16, enabled=half):
             q = net(obs)
-        q = q.float().gather(1, actions[:, None])[:, 0]  # outputs cast to float32 (rlkit)
-        target = (q + td).detach()  # a target that gives exactly these TD errors
-        loss = torch.nn.functional.huber_loss(q, target)
-        (loss * loss_scale).backward()
+        if loss == "policy":  # logits cast to float32 (rlkit), standardised advantages
+            log_p = torch.log_softmax(q.float(), dim=-1).gather(1, actions[:, None])[:, 0]
+            value = -(log_p * advantages).mean()
+        else:
+            q = q.float().gather(1, actions[:, None])[:, 0]  # outputs cast to float32 (rlkit)
+            target = (q + td).detach()  # a target that gives exactly these TD errors
+            error = torch.nn.functional
+            value = error.huber_loss(q, target) if loss == "huber" else error.mse_loss(q, target)
+        (value * loss_scale).backward()
         return [p.grad.detach().clone() / loss_scale for p in net.parameters()]
 
     with one_thread():

@@ -170,3 +170,14 @@ def test_training_in_precision_pairs_the_runs_seed_by_seed():
     (row,) = lp.training_in_precision(low, exact)
     assert (row["seeds"], row["low_solved"], row["exact_solved"]) == (2, 1, 2)
     assert (row["low_median"], row["exact_median"], row["low_cpu_s"]) == (300.0, 500.0, 3.0)
+
+
+def test_loss_scaling_rescues_the_value_losses_and_leaves_the_policy_loss_alone():
+    tiny = (1e-4, 1e-3)
+    squared = [lp.gradient_underflow("float16", s, td_range=tiny, loss="squared") for s in (1.0, 2.0**15)]
+    assert squared[0].underflow > 0.05 and squared[1].underflow < 0.001
+    policy = [lp.gradient_underflow("float16", s, td_range=tiny, loss="policy") for s in (1.0, 2.0**15)]
+    assert policy[0].underflow < 0.01 and 0.8 < policy[0].relative_error / policy[1].relative_error < 1.25
+    assert lp.gradient_underflow("float32", 1.0, loss="policy").relative_error == 0.0
+    with pytest.raises(ValueError, match="loss must be"):
+        lp.gradient_underflow("float16", loss="kl")
