@@ -36,11 +36,12 @@ def committed_results(name: str) -> dict:
 
 def committed_agent(name: str) -> Path:
     """The path of the trained agent ``name`` in ``benchmarks/results/agents`` (e.g. a benchmark run's final
-    agent, for a chapter's video), from this checkout when there is one, else downloaded to a temporary folder.
-    Load it with ``rlkit.load``."""
-    if Path(name).name != name or not name.endswith((".pt", ".keras")):
+    agent, for a chapter's video), or of a video recorded from one (``.mp4``, where rendering live would cost
+    a chapter too long), from this checkout when there is one, else downloaded to a temporary folder. Load an
+    agent with ``rlkit.load``."""
+    if Path(name).name != name or not name.endswith((".pt", ".keras", ".mp4")):
         raise ValueError(
-            f"name is a file name in benchmarks/results/agents ending in .pt or .keras, e.g. "
+            f"name is a file name in benchmarks/results/agents ending in .pt, .keras or .mp4, e.g. "
             f"'dqn-LunarLander-v3-torch-seed2.pt'; got {name!r}"
         )
     local = RESULTS / "agents" / name

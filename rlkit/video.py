@@ -38,6 +38,19 @@ class Viewable(gym.Wrapper):
         return frame
 
 
+def rendering_env(env_id: str):
+    """The environment, rendering frames; a MuJoCo task whose model has a camera named ``track`` (HalfCheetah,
+    Hopper, Walker2d, Ant, Humanoid) is filmed through it, since gymnasium's default free camera stays where
+    the body started and a running cheetah leaves the frame within a second."""
+    env = make_env(env_id, render_mode="rgb_array")
+    model = getattr(env.unwrapped, "model", None)
+    cameras = {model.camera(i).name for i in range(model.ncam)} if hasattr(model, "ncam") else set()
+    if "track" not in cameras:
+        return env
+    env.close()
+    return make_env(env_id, render_mode="rgb_array", camera_name="track")
+
+
 def record_video(agent, path: str | Path, env: str | None = None, episodes: int = 1, seed: int = 10_000) -> list[float]:
     """Record ``episodes`` greedy episodes of ``agent`` on ``env`` (default: its own) into one ``.mp4`` at ``path``.
 
@@ -58,7 +71,7 @@ def record_video(agent, path: str | Path, env: str | None = None, episodes: int 
         folder = Path(scratch) / "video"  # a new folder: RecordVideo warns when it writes into an existing one
         # one recording from the first reset on: a finite video_length does not stop it at the next reset
         recorder = RecordVideo(
-            Viewable(make_env(env or agent.env_id, render_mode="rgb_array")),
+            Viewable(rendering_env(env or agent.env_id)),
             str(folder),
             episode_trigger=lambda episode: episode == 0,
             video_length=10**9,

@@ -75,3 +75,15 @@ def test_a_minatar_grid_is_written_enlarged_as_uint8_colour(tmp_path):
     (episode_return,) = record_video(Random(), path, env="MinAtar/Breakout-v1")
     reader = imageio_ffmpeg.read_frames(str(path))
     assert next(reader)["size"] == (MIN_SIDE, MIN_SIDE)
+
+
+def test_a_mujoco_task_is_filmed_through_its_tracking_camera():
+    """gymnasium's default free camera stays where the body started: a running cheetah leaves the frame. The
+    model's own ``track`` camera follows it."""
+    pytest.importorskip("mujoco")
+    from rlkit.video import rendering_env
+
+    cheetah = rendering_env("HalfCheetah-v5").unwrapped
+    track = [cheetah.model.camera(i).name for i in range(cheetah.model.ncam)].index("track")
+    assert cheetah.mujoco_renderer.camera_id == track
+    assert not hasattr(rendering_env("CartPole-v1").unwrapped, "model")  # others are made as they are
