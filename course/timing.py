@@ -37,19 +37,7 @@ def time_update(
     torch.manual_seed(0)
     place = torch.device(device)
     net = build_mlp(obs_dim, 1, (width, width), compute_dtype(precision, place)).to(device)
-    optimizer = torch.optim.Adam(net.parameters(), lr=1e-4)
-    scaler = loss_scaler(precision, place)
-
-    def step() -> None:
-        x, y = torch.as_tensor(obs, device=device), torch.as_tensor(targets, device=device)
-        loss = torch.nn.functional.mse_loss(net(x), y)
-        optimizer.zero_grad(set_to_none=True)
-        scaler.scale(loss).backward()
-        scaler.step(optimizer)
-        scaler.update()
-        loss.item()  # waits for the device, as reading the loss for logging does
-
-    return _median_seconds(step, repeats)
+    return _median_seconds(_adam_step(net, obs, targets, device, loss_scaler(precision, place)), repeats)
 
 
 #: MinAtar Breakout's observations (a 10x10 grid, 4 boolean channels), the hidden layer the course's MinAtar
@@ -98,19 +86,7 @@ def time_cnn_update(
     # encoder and head as one network whose layers compute in the precision, its output float32
     head = build_mlp(spec.flat_size, n_actions, hidden)
     net = MLP([ConvEncoder(spec), head], compute_dtype(precision, place)).to(device)
-    optimizer = torch.optim.Adam(net.parameters(), lr=1e-4)
-    scaler = loss_scaler(precision, place)
-
-    def step() -> None:
-        x, y = torch.as_tensor(obs, device=device), torch.as_tensor(targets, device=device)
-        loss = torch.nn.functional.mse_loss(net(x), y)
-        optimizer.zero_grad(set_to_none=True)
-        scaler.scale(loss).backward()
-        scaler.step(optimizer)
-        scaler.update()
-        loss.item()  # waits for the device
-
-    return _median_seconds(step, repeats)
+    return _median_seconds(_adam_step(net, obs, targets, device, loss_scaler(precision, place)), repeats)
 
 
 def time_forward(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, repeats: int = 50) -> float:
@@ -139,6 +115,26 @@ def time_forward(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, 
             net(torch.as_tensor(obs, device=device)).cpu().numpy()
 
     return _median_seconds(act, repeats)
+
+
+def _adam_step(net, obs, targets, device: str, scaler):
+    """One Adam step of ``net`` on a squared error, from numpy arrays copied to ``device`` in the step, with
+    the learners' loss scaling (a pass-through but at fp16); the loss is read back, which waits for the
+    device as reading it for logging does."""
+    import torch
+
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-4)
+
+    def step() -> None:
+        x, y = torch.as_tensor(obs, device=device), torch.as_tensor(targets, device=device)
+        loss = torch.nn.functional.mse_loss(net(x), y)
+        optimizer.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        loss.item()
+
+    return step
 
 
 def _median_seconds(work, repeats: int) -> float:
