@@ -32,8 +32,9 @@ bit-identical at ``fp32`` and ``bf16``.
 A device that cannot compute in the precision is refused by name when the learner is built: each framework
 tries one small product in it there. On this course's CPUs both precisions run (bf16 natively where the CPU
 has the instructions, fp16 emulated), which is what lets the tests and chapter 44 check them. The speed they
-are for is a GPU's (tensor cores): chapter 44 times them on this course's CPU (bf16 faster for 256-wide
-layers there, slower for 64-wide ones; fp16 several times slower, emulated), which says little about a GPU.
+are for is a GPU's (tensor cores). On this course's CPU chapter 44 times bf16 (faster for 256-wide layers,
+slower for 64-wide ones) and fp16, emulated, ran about 8x slower than float32 (``benchmarks/RESULTS.md``,
+"Training in bf16"): none of it says much about a GPU.
 """
 
 from __future__ import annotations
