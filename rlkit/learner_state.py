@@ -24,12 +24,17 @@ class TrainingState:
     """``state_dict`` / ``load_state_dict`` of a learner over the attributes its ``TRAINING_STATE`` names."""
 
     TRAINING_STATE: tuple[str, ...] = ()
+    #: torch's fp16 loss scalers (``torch.amp.GradScaler``), saved beside the rest and restored where a state
+    #: holds them: states written before rlkit had mixed precision have none, and their runs needed none.
+    #: (Keras' ``LossScaleOptimizer`` keeps its scale among the optimizer's own variables.)
+    LOSS_SCALERS: tuple[str, ...] = ()
 
     def state_dict(self) -> dict[str, Any]:
-        return learner_state(self, self.TRAINING_STATE)
+        return learner_state(self, (*self.TRAINING_STATE, *self.LOSS_SCALERS))
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         load_learner_state(self, state, self.TRAINING_STATE)
+        load_learner_state(self, state, tuple(name for name in self.LOSS_SCALERS if name in state))
 
 
 def learner_state(learner, names: tuple[str, ...]) -> dict[str, Any]:
@@ -89,6 +94,8 @@ def _torch_dump(value) -> dict | None:
         return {"optimizer": {"state": per_param, "param_groups": groups}}
     if isinstance(value, torch.Tensor):
         return {"tensor": value.detach().cpu().numpy().copy()}
+    if isinstance(value, torch.amp.GradScaler):  # its scale and growth count; {} while disabled
+        return {"scaler": value.state_dict()}
     return None
 
 
@@ -107,6 +114,8 @@ def _torch_load(value, entry: dict) -> None:
     elif "tensor" in entry:
         with torch.no_grad():
             value.copy_(torch.from_numpy(np.array(entry["tensor"])))
+    elif "scaler" in entry and entry["scaler"]:
+        value.load_state_dict({k: v.item() if isinstance(v, np.ndarray) else v for k, v in entry["scaler"].items()})
 
 
 def _tf_dump(value) -> dict | None:

@@ -26,8 +26,8 @@ What stays float32, and why (chapter 44 measures each):
 scaling, one scaler per optimizer: ``torch.amp.GradScaler`` and Keras' ``LossScaleOptimizer``, set up alike
 (a start at 2**15, halved and the step skipped on an overflow, doubled after 2,000 finite steps); the
 gradients are unscaled before they are clipped. ``bf16`` has float32's exponent range and needs no scaling.
-A resumed ``fp16`` run starts its loss scale afresh at 2**15 (it re-adapts within a few steps); resuming is
-bit-identical at ``fp32`` and ``bf16``.
+The scale is part of a run's training state (torch: the learner's ``LOSS_SCALERS``; Keras: the optimizer's
+variables), so a resumed ``fp16`` run goes on at the scale it had.
 
 A device that cannot compute in the precision is refused by name when the learner is built: each framework
 tries one small product in it there. On this course's CPUs both precisions run (bf16 natively where the CPU

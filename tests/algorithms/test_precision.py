@@ -197,3 +197,21 @@ def test_a_precision_is_checked_by_name_and_a_device_that_cannot_is_refused():
     with pytest.raises(RlkitError, match=r"precision='bf16' is not available on meta with torch"):
         torch_parts.compute_dtype("bf16", torch.device("meta"))
     assert torch_parts.compute_dtype("fp32", torch.device("meta")) is None  # float32 needs no probe
+
+
+def test_an_fp16_learners_loss_scale_is_saved_and_restored_in_both_frameworks(rng, tmp_path):
+    """After an overflow halved it, the scale travels with the training state through a state file: torch's
+    GradScaler state (``LOSS_SCALERS``), Keras' among its optimizer's variables. A fresh learner starts at
+    2^15; the restored one goes on at 2^14."""
+    from rlkit.state import load_state, save_state
+
+    huge = {name: values[0] for name, values in off_policy.burst(rng, 1, 1).items()}
+    huge["rewards"] = np.full_like(huge["rewards"], 1e4)
+    for index, learner in enumerate(off_policy.twins("ddpg", precision="fp16")):
+        learner.update(huge)
+        path = tmp_path / f"state{index}.npz"
+        save_state(path, learner.state_dict())
+        fresh = off_policy.twins("ddpg", precision="fp16")[index]
+        assert loss_scale(fresh) == 2.0**15
+        fresh.load_state_dict(load_state(path))
+        assert loss_scale(fresh) == 2.0**14, learner.framework

@@ -185,6 +185,8 @@ class DQNLearner(TrainingState):
     #: the noisy layers' generator.
     # differs: TF counts gradient steps in a tf.Variable (step_counter)
     TRAINING_STATE = ("q", "target_q", "optimizer", "gradient_steps", "noise_rng")
+    # differs: fp16's loss scalers; Keras keeps the scale in the optimizer's state
+    LOSS_SCALERS = ("scaler",)
 
     def __init__(
         self,

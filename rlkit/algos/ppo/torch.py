@@ -40,6 +40,8 @@ class Learner(TrainingState):
     #: What a resumed run needs beyond the weights (``state_dict``): the optimizer's
     #: moments (the model holds the only networks).
     TRAINING_STATE = ("model", "optimizer")
+    # differs: fp16's loss scalers; Keras keeps the scale in the optimizer's state
+    LOSS_SCALERS = ("scaler",)
 
     def __init__(
         self,

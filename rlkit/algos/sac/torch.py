@@ -42,6 +42,8 @@ class Learner(TrainingState):
     #: count.
     # differs: TF counts gradient steps in a tf.Variable (step_counter)
     TRAINING_STATE = (*NETWORKS_AND_OPTIMIZERS, "alpha_optimizer", "gradient_steps")
+    # differs: fp16's loss scalers; Keras keeps the scale in the optimizer's state
+    LOSS_SCALERS = ("actor_scaler", "critic_scaler")
     #: Standard-normal draws per transition in a batch's ``noise``: one sample at s'
     #: for the target, one at s for the actor.
     noise_draws = 2

@@ -38,6 +38,8 @@ class Learner(TrainingState):
     #: phase).
     # differs: TF counts gradient steps in a tf.Variable (step_counter)
     TRAINING_STATE = (*NETWORKS_AND_OPTIMIZERS, "gradient_steps")
+    # differs: fp16's loss scalers; Keras keeps the scale in the optimizer's state
+    LOSS_SCALERS = ("actor_scaler", "critic_scaler")
     #: Standard-normal draws per transition in a batch's ``noise``: the smoothing.
     noise_draws = 1
 
