@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from course.timing import time_cnn_update, time_forward, time_update
+from rlkit.atomic import write_text
 
 WIDTHS = (64, 256, 1024)
 UPDATE_BATCHES = (32, 256, 2048)
@@ -95,7 +96,8 @@ def main() -> int:
         print("no CUDA device: run this on a GPU machine, or pass --cpu-only", file=sys.stderr)
         return 2
     devices = ["cpu"] if args.cpu_only else ["cpu", "cuda"]
-    Path(args.output).write_text(json.dumps(measure(devices), indent=1) + "\n")
+    # atomic: a kill during the long measurement keeps the previous file whole
+    write_text(Path(args.output), json.dumps(measure(devices), indent=1) + "\n")
     print(f"wrote {args.output}")
     return 0
 
