@@ -162,6 +162,19 @@ def test_every_claim_tag_has_a_verdict_in_the_same_chapter():
                 assert claim in verdicts and verdicts[claim][1] == path.name, f"{path.name}: {tag} has no verdict here"
 
 
+def test_every_verdict_has_a_tagged_cell_that_checks_it():
+    """A verdict's evidence is a cell a reader (and the book's search) can find by the claim's tag: a chapter
+    that states a verdict carries the tag on a cell of its own."""
+    tagged = {}
+    for path in NOTEBOOKS:
+        for tag in tags(load(path)):
+            if tag.startswith("claim-"):
+                tagged.setdefault(tag.removeprefix("claim-"), set()).add(path.name)
+    verdicts = chapter_verdicts()
+    untagged = {claim: chapter for claim, (_, chapter) in verdicts.items() if chapter not in tagged.get(claim, ())}
+    assert not untagged, f"verdicts with no claim-tagged cell in their chapter: {untagged}"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_jupyterlab_shows_every_function_of_the_tabs(path):
     """The tabs (literalinclude) render only in the built book; the side_by_side cell after them is what a
