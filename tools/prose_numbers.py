@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: A number as a measurement: a decimal, a percentage, a ratio (3x, 1.79x), or a number with a unit.
 MEASURED = re.compile(
     r"(?<![\w.])(\d[\d,]*\.\d+|\d+(?:\.\d+)?\s?(?:%|x\b|us\b|µs\b|ms\b|s\b|min\b|MB\b|GB\b|KB\b|bytes\b)"
+    r"|(?<![\w.])x(?!86)\d+(?:\.\d+)?"  # x0.82, not x86
     r"|\d+ (?:of|out of) \d+|\d+/\d+)"
 )
 #: Spans that are not prose: inline code, math, links' targets, glue roles, admonition headers.
@@ -36,8 +37,16 @@ VERSION = re.compile(
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*])")
 
 
+#: A MyST directive whose body is prose (a verdict's admonition, a note): its fence and options go, its text stays.
+DIRECTIVE = re.compile(
+    r"```\{(?:admonition|note|tip|warning|important|hint|seealso)\}[^\n]*\n((?::\w+:[^\n]*\n)*)(.*?)```", re.DOTALL
+)
+
+
 def prose(markdown: str) -> str:
-    """The markdown without code, math, link targets, glue roles, fenced blocks and headings."""
+    """The markdown without code, math, link targets, glue roles, code blocks and headings; the text of
+    admonitions and notes stays (a verdict is prose too)."""
+    markdown = DIRECTIVE.sub(lambda match: match.group(2), markdown)
     markdown = re.sub(r"```.*?```", " ", markdown, flags=re.DOTALL)
     markdown = NOT_PROSE.sub(" ", markdown)
     return "\n".join(line for line in markdown.splitlines() if not line.lstrip().startswith(("#", "|", "- ")))
