@@ -1,0 +1,100 @@
+"""A committed results file measures the code of one commit: when a later commit changes that code, the file
+describes code that no longer exists, and the chapters that read it would go on printing it.
+
+Each file under this test names the code it measured (:data:`MEASURED_CODE`). Its records name the commit they
+ran at (``rlkit_commit``, which ends in ``+changes`` when the work tree differed: such a run measured code no
+commit holds, and is refused). Every later commit that touches the named paths must be listed in
+:data:`UNCHANGED_BY` with the reason it leaves the measurement as it was (a comment, a test, a change whose
+weights the fingerprint tool shows bit-identical); any other makes the file stale until it is re-measured.
+
+The settings of a run are checked apart, against today's defaults (``tests/benchmarks/staleness.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "benchmarks" / "results"
+
+#: Each results file under this test, and the paths (from the repository's root) whose code it measured.
+MEASURED_CODE: dict[str, tuple[str, ...]] = {
+    # every algorithm's learners and loops, the parts they train with, rlkit's evaluation, the thread and
+    # BLAS set-up, and the script that trains SB3 beside them
+    "compare_sb3.json": (
+        "rlkit/algos", "rlkit/buffers.py", "rlkit/sum_tree.py", "rlkit/nstep.py", "rlkit/exploration.py",
+        "rlkit/noise.py", "rlkit/normalize.py", "rlkit/advantages.py", "rlkit/batches.py", "rlkit/schedules.py",
+        "rlkit/envs.py", "rlkit/evaluate.py", "rlkit/hardware.py", "rlkit/nets.py", "rlkit/distributional.py",
+        "benchmarks/comparisons/compare_sb3.py",
+    ),
+}  # fmt: skip
+
+#: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
+UNCHANGED_BY: dict[str, str] = {}
+
+
+def git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def measured_at(document: dict) -> list[str]:
+    """The commits a results file's records name: a seed sweep's provenance and passes, a comparison's
+    commands."""
+    records = [document.get("provenance", {}), *document.get("passes", []), *document.get("commands", [])]
+    return [record.get("rlkit_commit") for record in records if record]
+
+
+def later_changes(commit: str, paths: tuple[str, ...]) -> list[str]:
+    """The commits after ``commit`` up to HEAD that touch ``paths`` and are not listed in :data:`UNCHANGED_BY`,
+    as 'hash subject' lines."""
+    log = git("log", "--format=%H %s", f"{commit}..HEAD", "--", *paths)
+    assert log.returncode == 0, log.stderr
+    return [line for line in log.stdout.splitlines() if not any(map(line.startswith, UNCHANGED_BY))]
+
+
+@pytest.fixture(scope="module")
+def history() -> None:
+    if git("rev-parse", "--git-dir").returncode != 0:
+        pytest.skip("not a git checkout: the history that dates the code is not here")
+    if git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+        pytest.skip("a shallow clone: the commits the results files name may not be in it (git fetch --unshallow)")
+
+
+@pytest.mark.parametrize("name", sorted(MEASURED_CODE))
+def test_no_commit_since_the_measurement_changed_the_code_it_measured(name, history):
+    document = json.loads((RESULTS / name).read_text())
+    commits = measured_at(document)
+    assert commits, f"{name} names no commit it was measured at"
+    for commit in commits:
+        assert commit is not None, f"{name} has a record that names no commit: re-measure it"
+        assert not commit.endswith("+changes"), (
+            f"{name} has a run measured on uncommitted code ({commit}): re-measure it from a clean checkout"
+        )
+        stale = later_changes(commit, MEASURED_CODE[name])
+        assert not stale, (
+            f"{name} was measured at {commit}; since then these commits changed the code it measures:\n  "
+            + "\n  ".join(stale)
+            + "\nre-measure it, or list a commit in UNCHANGED_BY with the reason it leaves the numbers as they were"
+        )
+
+
+def test_the_paths_named_exist():
+    for name, paths in MEASURED_CODE.items():
+        assert (RESULTS / name).exists(), name
+        missing = [path for path in paths if not (ROOT / path).exists()]
+        assert not missing, f"{name}: {missing}"
+
+
+def test_a_change_to_the_measured_code_after_the_commit_makes_the_file_stale(history):
+    """The check can fail: measured at the commit before the one that made A2C's Acrobot default, the
+    comparison's code has a later change."""
+    a2c_default = git("log", "-1", "--format=%H", "-S", '"Acrobot-v1": {"normalize_obs": True', "--",
+                      "rlkit/algos/a2c/config.py").stdout.strip()  # fmt: skip
+    assert a2c_default, "the commit that gave A2C its Acrobot defaults is in the history"
+    stale = later_changes(f"{a2c_default}~1", MEASURED_CODE["compare_sb3.json"])
+    assert any(line.startswith(a2c_default) for line in stale), stale
+    assert not later_changes("HEAD", MEASURED_CODE["compare_sb3.json"])
