@@ -44,12 +44,13 @@ DIRECTIVE = re.compile(
 
 
 def prose(markdown: str) -> str:
-    """The markdown without code, math, link targets, glue roles, code blocks and headings; the text of
-    admonitions and notes stays (a verdict is prose too)."""
+    """The markdown without code, math, link targets, glue roles, code blocks, headings and tables; the text
+    of admonitions, notes and list items stays (a verdict is prose too)."""
     markdown = DIRECTIVE.sub(lambda match: match.group(2), markdown)
     markdown = re.sub(r"```.*?```", " ", markdown, flags=re.DOTALL)
     markdown = NOT_PROSE.sub(" ", markdown)
-    return "\n".join(line for line in markdown.splitlines() if not line.lstrip().startswith(("#", "|", "- ")))
+    lines = [line for line in markdown.splitlines() if not line.lstrip().startswith(("#", "|"))]
+    return "\n".join(line.lstrip().removeprefix("- ") for line in lines)  # a list item is prose too
 
 
 def asserted_literals(cells: list[dict]) -> set[str]:

@@ -24,6 +24,12 @@ def test_a_measured_number_without_an_assert_is_listed(tmp_path):
     assert [sentence for _, sentence in found] == ["The step took 3.2 ms here."]
 
 
+def test_a_list_item_and_a_verdict_are_prose_too(tmp_path):
+    text = "Intro.\n\n- The step took 3.2 ms here.\n\n```{admonition} Verdict (C01): true\n:class: tip\nIt is 4x.\n```"
+    found = prose_numbers.unbacked(chapter(tmp_path, text))
+    assert [sentence for _, sentence in found] == ["The step took 3.2 ms here.", "It is 4x."]
+
+
 def test_an_asserted_number_a_version_and_inline_code_are_not(tmp_path):
     text = "The step took 3.2 ms with torch 2.13 and `x = 0.5` (a 4x speed-up)."
     assert prose_numbers.unbacked(chapter(tmp_path, text, "assert ratio > 4 and ms < 3.2")) == []
