@@ -39,14 +39,14 @@ SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*])")
 
 #: A MyST directive whose body is prose (a verdict's admonition, a note): its fence and options go, its text stays.
 DIRECTIVE = re.compile(
-    r"```\{(?:admonition|note|tip|warning|important|hint|seealso)\}[^\n]*\n((?::\w+:[^\n]*\n)*)(.*?)```", re.DOTALL
+    r"```\{(?:admonition|note|tip|warning|important|hint|seealso)\}[^\n]*\n(?::\w+:[^\n]*\n)*(.*?)```", re.DOTALL
 )
 
 
 def prose(markdown: str) -> str:
     """The markdown without code, math, link targets, glue roles, code blocks, headings and tables; the text
     of admonitions, notes and list items stays (a verdict is prose too)."""
-    markdown = DIRECTIVE.sub(lambda match: match.group(2), markdown)
+    markdown = DIRECTIVE.sub(r"\1", markdown)
     markdown = re.sub(r"```.*?```", " ", markdown, flags=re.DOTALL)
     markdown = NOT_PROSE.sub(" ", markdown)
     lines = [line for line in markdown.splitlines() if not line.lstrip().startswith(("#", "|"))]
