@@ -20,7 +20,7 @@ class A2CConfig(ActorCriticConfig):
     #: about three times the CPU time of a whole run (``benchmarks/learning/endings.py``; RESULTS.md "Endings"). The
     #: same settings on Acrobot ended 1 of 6 torch runs solved. Acrobot: observations and rewards standardised
     #: by their running statistics (the RL-Zoo's ``normalize: true`` for A2C there). At the class's settings 4 of
-    #: 10 torch and 7 of 10 TF runs ended above -100 (seeds 100-109), the others falling to -500 after solving;
+    #: 10 torch and 7 of 10 TF runs ended above -100 (seeds 100-109), the others ending between -124 and -500;
     #: standardised, 10 of those 10 torch runs, and on seeds not used to choose it (200-209) 9 of 10 torch and 10
     #: of 10 TF runs. The first solve comes later (median 35,072 steps against 20,096).
     env_defaults: ClassVar[dict[str, dict]] = {
