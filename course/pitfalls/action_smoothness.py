@@ -28,3 +28,30 @@ def action_jerk(agent, env_id: str = "Pendulum-v1", episodes: int = 10, seed: in
     finally:
         envs.close()
     return float(np.concatenate(changes).mean())
+
+
+#: Claim C28's two settings of TD3's target-policy smoothing: TD3's defaults and the claim's lowered noise.
+SMOOTHING: dict[str, dict[str, float]] = {
+    "sigma 0.2, clip 0.5": {},
+    "sigma 0.05, clip 0.1": {"target_noise": 0.05, "target_noise_clip": 0.1},
+}
+#: TD3 (TensorFlow) trains this long on Pendulum-v1 in chapter 31 and its benchmark: long enough to swing up.
+SMOOTHING_STEPS = 8_000
+
+
+def smoothing_run(setting: str, seed: int, total_steps: int = SMOOTHING_STEPS) -> dict:
+    """Train TD3 on Pendulum-v1 at one of :data:`SMOOTHING`'s settings; measure its greedy policy's mean return
+    (50 new episodes) and its jerk (:func:`action_jerk` on 20 episodes). Chapter 31 runs two seeds of this,
+    ``benchmarks/learning/td3_smoothing.py`` ten, so that the chapter's verdict rests on more than its own two."""
+    import rlkit
+
+    run = rlkit.train(
+        "td3", env="Pendulum-v1", framework="tf", seed=seed, total_steps=total_steps, progress=False,
+        **SMOOTHING[setting],
+    )  # fmt: skip
+    config = run.agent.config
+    returns = rlkit.evaluate(run.agent, "Pendulum-v1", episodes=50, seed=99)
+    return {
+        "setting": setting, "seed": seed, "noise": [config.target_noise, config.target_noise_clip],
+        "mean_return": float(returns.mean()), "jerk": action_jerk(run.agent, episodes=20),
+    }  # fmt: skip
