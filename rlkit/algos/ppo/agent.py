@@ -15,11 +15,11 @@ from rlkit.atari import MINATAR_IDS
 #: Acrobot (CartPole's hyperparameters) at 45,000: every seed of ten in both frameworks by 25,088, 1.8x; shorter
 #: budgets left no margin (at 40,000 TF seed 103, at 30,000 torch seed 1 first reached -100 at their last
 #: evaluation). LunarLander at 1M, RL Zoo's budget (its clip range anneals over it); MinAtar at 1M, twice
-#: DQN's: PPO learns from each sample for 4 epochs and then discards it (chapter 16). HalfCheetah at 1M, the
-#: budget of CleanRL's and RL Zoo's published runs.
+#: DQN's: PPO learns from each sample for 4 epochs and then discards it (chapter 16). HalfCheetah and Hopper at 1M,
+#: the budget of CleanRL's and RL Zoo's published runs.
 DEFAULT_TOTAL_STEPS = {
     "CartPole-v1": 60_000, "Pendulum-v1": 120_000, "Acrobot-v1": 45_000, "LunarLander-v3": 1_000_000,
-    "HalfCheetah-v5": 1_000_000,
+    "HalfCheetah-v5": 1_000_000, "Hopper-v5": 1_000_000,
     **dict.fromkeys(MINATAR_IDS, 1_000_000),
 }  # fmt: skip
 FALLBACK_TOTAL_STEPS = 200_000

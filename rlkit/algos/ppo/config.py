@@ -34,17 +34,21 @@ class PPOConfig(ActorCriticConfig):
             "num_envs": 16, "num_steps": 1024, "gamma": 0.999, "gae_lambda": 0.98, "epochs": 4,
             "num_minibatches": 256, "anneal_lr": False, "ent_coef": 0.01,
         },
-        # MuJoCo's HalfCheetah: CleanRL's ppo_continuous_action settings (one environment, 2,048-step rollouts,
-        # 10 epochs of 32 minibatches, the rate 3e-4 annealed to 0, Adam's epsilon 1e-5, the value loss clipped,
-        # observations and rewards standardised and clipped at 10, 64x64 tanh networks: rlkit's own), so its
-        # published curve is a like-for-like reference; evaluation over 5 episodes every 20,000 steps, since one
-        # episode is 1,000 steps. Measured over seeds and frameworks: benchmarks/results/harder_tasks.json.
-        "HalfCheetah-v5": {
-            "num_envs": 1, "num_steps": 2048, "gamma": 0.99, "gae_lambda": 0.95, "epochs": 10,
-            "num_minibatches": 32, "learning_rate": 3e-4, "anneal_lr": True, "adam_eps": 1e-5, "anneal_clip": False,
-            "clip_value": True, "ent_coef": 0.0, "normalize_obs": True, "normalize_rewards": True,
-            "eval_every": 20_000, "eval_episodes": 5,
-        },
+        # MuJoCo (HalfCheetah, Hopper): CleanRL's ppo_continuous_action settings, the same for every MuJoCo task
+        # (one environment, 2,048-step rollouts, 10 epochs of 32 minibatches, the rate 3e-4 annealed to 0, Adam's
+        # epsilon 1e-5, the value loss clipped, observations and rewards standardised and clipped at 10, 64x64
+        # tanh networks: rlkit's own), so that its published curves are a like-for-like reference; evaluation
+        # over 5 episodes every 20,000 steps (an episode is up to 1,000 steps). Measured over seeds and
+        # frameworks: benchmarks/results/harder_tasks.json.
+        **dict.fromkeys(
+            ("HalfCheetah-v5", "Hopper-v5"),
+            {
+                "num_envs": 1, "num_steps": 2048, "gamma": 0.99, "gae_lambda": 0.95, "epochs": 10,
+                "num_minibatches": 32, "learning_rate": 3e-4, "anneal_lr": True, "adam_eps": 1e-5,
+                "anneal_clip": False, "clip_value": True, "ent_coef": 0.0, "normalize_obs": True,
+                "normalize_rewards": True, "eval_every": 20_000, "eval_episodes": 5,
+            },
+        ),
         # MinAtar (10x10 grids, the "minatar" encoder and 128 hidden units, as DQN's): 16 x 128-step rollouts,
         # 4 epochs of 8 minibatches, gamma 0.99 and lambda 0.95 (the Atari settings of the PPO paper), the rate
         # annealed from 2e-3. Chosen on Breakout (torch, 1M steps): on seed 0 among five settings (64 x
