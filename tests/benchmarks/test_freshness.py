@@ -37,6 +37,7 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
 UNCHANGED_BY: dict[str, str] = {
     "52d0f7d": "a comment in rlkit/algos/a2c/config.py corrected; no code changed",
     "aa0cfcf": "PPO defaults for HalfCheetah-v5, a task the comparison does not train; its tasks' settings unchanged",
+    "a079be7": "PPO defaults for Hopper-v5 (and HalfCheetah's written once for both), tasks the comparison does not train",
 }
 
 
