@@ -4,11 +4,11 @@ than a chapter can run.
 Chapter 31 trains two seeds live and reads the file this writes (``benchmarks/results/td3_smoothing.json``,
 committed with the code). Two seeds cannot settle it: at shifted seeds the lowered noise was the smoother
 policy on one of them and the jerkier on another. So each setting of
-``course.pitfalls.action_smoothness.SMOOTHING`` trains here on ten seeds (TD3, TensorFlow, Pendulum-v1, 8,000
+``course.pitfalls.action_smoothness.SMOOTHING`` trains here on thirty seeds (TD3, TensorFlow, Pendulum-v1, 8,000
 steps), and each policy is measured as the chapter measures it: mean return over 50 new episodes, and the mean
 absolute change of its action per step over 20 greedy episodes.
 
-    python -m benchmarks.learning.td3_smoothing                    # seeds 0-9, two workers: a few minutes
+    python -m benchmarks.learning.td3_smoothing                    # seeds 0-29, two workers: 4-5 minutes
     python -m benchmarks.learning.td3_smoothing --seeds 0 1 --workers 1 --out two_seeds.json
     python -m benchmarks.learning.td3_smoothing --table            # the file's summary, as RESULTS.md shows it
 """
@@ -20,11 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks._results_file import by_setting, sweep_main
-from course.pitfalls.action_smoothness import SMOOTHING, SMOOTHING_STEPS, smoothing_run
+from benchmarks._results_file import sweep_main
+from course.pitfalls.action_smoothness import SMOOTHING, SMOOTHING_STEPS, jerk_ratios, smoothing_run
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "td3_smoothing.json"
-DEFAULT, LOWERED = SMOOTHING
 
 
 def run_one(task: tuple[str, int, int]) -> dict:
@@ -32,12 +31,6 @@ def run_one(task: tuple[str, int, int]) -> dict:
     setting, seed, steps = task
     start = time.process_time()
     return {**smoothing_run(setting, seed, steps), "steps": steps, "cpu_s": time.process_time() - start}
-
-
-def jerk_ratios(document: dict) -> dict[int, float]:
-    """Per seed, the lowered noise's jerk over the default's: below 1, the lowered noise was smoother."""
-    jerk = by_setting(document, "setting", list(SMOOTHING), "jerk")
-    return {seed: jerk[LOWERED][seed] / jerk[DEFAULT][seed] for seed in sorted(jerk[DEFAULT]) if seed in jerk[LOWERED]}
 
 
 def markdown_table(document: dict) -> str:
@@ -55,7 +48,7 @@ def markdown_table(document: dict) -> str:
             f"{np.median([r['cpu_s'] for r in runs]):.0f}",
         ]  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
-    ratios = np.array(list(jerk_ratios(document).values()))
+    ratios = np.array(list(jerk_ratios(document["runs"]).values()))
     lines.append(
         f"\nLowered over default, per seed: jerk ratio median {np.median(ratios):.2f} ({ratios.min():.2f}-"
         f"{ratios.max():.2f}); smoother by 10% or more on {int((ratios < 0.9).sum())} of {len(ratios)} seeds, "
@@ -66,7 +59,9 @@ def markdown_table(document: dict) -> str:
 
 def main() -> None:
     header = {"claim": "C28", "algo": "td3", "framework": "tf", "env": "Pendulum-v1", "settings": SMOOTHING}
-    sweep_main(__doc__, RESULTS, "setting", list(SMOOTHING), run_one, markdown_table, report, header, SMOOTHING_STEPS)
+    sweep_main(
+        __doc__, RESULTS, "setting", list(SMOOTHING), run_one, markdown_table, report, header, SMOOTHING_STEPS, seeds=30
+    )
 
 
 def report(run: dict) -> str:

@@ -55,3 +55,12 @@ def smoothing_run(setting: str, seed: int, total_steps: int = SMOOTHING_STEPS) -
         "setting": setting, "seed": seed, "noise": [config.target_noise, config.target_noise_clip],
         "mean_return": float(returns.mean()), "jerk": action_jerk(run.agent, episodes=20),
     }  # fmt: skip
+
+
+def jerk_ratios(runs: list[dict]) -> dict[int, float]:
+    """Per seed, the lowered noise's jerk over the default's (runs as :func:`smoothing_run` returns them):
+    below 1, the lowered noise gave the smoother policy."""
+    default, lowered = SMOOTHING
+    jerk = {(run["setting"], run["seed"]): run["jerk"] for run in runs}
+    seeds = sorted(seed for setting, seed in jerk if setting == default and (lowered, seed) in jerk)
+    return {seed: jerk[lowered, seed] / jerk[default, seed] for seed in seeds}

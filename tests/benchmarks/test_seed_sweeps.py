@@ -1,5 +1,6 @@
 """The seed sweeps whose committed files chapters read: benchmarks/learning/overestimation.py (claim C07, chapter 12),
-epsilon_schedules.py (claim C13, chapter 11) and ppo_ablation.py (chapter 23). A smoke run of each, the committed
+epsilon_schedules.py (claim C13, chapter 11), ppo_ablation.py (chapter 23) and td3_smoothing.py (claim C28, chapter
+31). A smoke run of each, the committed
 files, and RESULTS.md's tables of them."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ SWEEPS = {
     "overestimation": ("variant", ["vanilla", "double", "dueling"], 20, 15_000),
     "epsilon_schedules": ("schedule", ["fast", "default", "slow"], 10, 20_000),
     "ppo_ablation": ("variant", ["defaults", "log_std_init -0.5", "no normalisation"], 10, None),
+    "td3_smoothing": ("setting", ["sigma 0.2, clip 0.5", "sigma 0.05, clip 0.1"], 30, 8_000),
 }
 
 
