@@ -21,23 +21,30 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results"
 
+#: The library code every training run goes through: each algorithm's learners and loops, the parts they train
+#: with, rlkit's evaluation, and the thread and BLAS set-up.
+LIBRARY = (
+    "rlkit/algos", "rlkit/buffers.py", "rlkit/sum_tree.py", "rlkit/nstep.py", "rlkit/exploration.py",
+    "rlkit/noise.py", "rlkit/normalize.py", "rlkit/advantages.py", "rlkit/batches.py", "rlkit/schedules.py",
+    "rlkit/envs.py", "rlkit/evaluate.py", "rlkit/hardware.py", "rlkit/nets.py", "rlkit/distributional.py",
+)  # fmt: skip
+
 #: Each results file under this test, and the paths (from the repository's root) whose code it measured.
 MEASURED_CODE: dict[str, tuple[str, ...]] = {
-    # every algorithm's learners and loops, the parts they train with, rlkit's evaluation, the thread and
-    # BLAS set-up, and the script that trains SB3 beside them
-    "compare_sb3.json": (
-        "rlkit/algos", "rlkit/buffers.py", "rlkit/sum_tree.py", "rlkit/nstep.py", "rlkit/exploration.py",
-        "rlkit/noise.py", "rlkit/normalize.py", "rlkit/advantages.py", "rlkit/batches.py", "rlkit/schedules.py",
-        "rlkit/envs.py", "rlkit/evaluate.py", "rlkit/hardware.py", "rlkit/nets.py", "rlkit/distributional.py",
-        "benchmarks/comparisons/compare_sb3.py",
+    # the library, and the script that trains SB3 beside it
+    "compare_sb3.json": (*LIBRARY, "benchmarks/comparisons/compare_sb3.py"),
+    # the library, and claim C28's run and jerk measure (chapter 31)
+    "td3_smoothing.json": (
+        *LIBRARY, "course/pitfalls/action_smoothness.py", "benchmarks/learning/td3_smoothing.py"
     ),
 }  # fmt: skip
 
 #: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
 UNCHANGED_BY: dict[str, str] = {
     "52d0f7d": "a comment in rlkit/algos/a2c/config.py corrected; no code changed",
-    "aa0cfcf": "PPO defaults for HalfCheetah-v5, a task the comparison does not train; its tasks' settings unchanged",
-    "a079be7": "PPO defaults for Hopper-v5 (and HalfCheetah's written once for both), tasks the comparison does not train",
+    "aa0cfcf": "PPO defaults for HalfCheetah-v5, a task no file here trains; every other task's settings unchanged",
+    "a079be7": "PPO defaults for Hopper-v5 (HalfCheetah's written once for both), tasks no file here trains",
+    "be33583": "C28's per-seed summary moved into course/ and its script's default seeds widened: runs unchanged",
 }
 
 
@@ -46,9 +53,11 @@ def git(*args: str) -> subprocess.CompletedProcess:
 
 
 def measured_at(document: dict) -> list[str]:
-    """The commits a results file's records name: a seed sweep's provenance and passes, a comparison's
-    commands."""
+    """The commits a results file's records name: a sweep's provenance (in its own record or at the file's top)
+    and passes, a comparison's commands."""
     records = [document.get("provenance", {}), *document.get("passes", []), *document.get("commands", [])]
+    if "rlkit_commit" in document:  # a seed sweep's file records it at its top
+        records.append(document)
     return [record.get("rlkit_commit") for record in records if record]
 
 
