@@ -46,10 +46,6 @@ PAIRS = [
     ("ddpg", "Pendulum-v1"), ("td3", "Pendulum-v1"), ("sac", "Pendulum-v1"),
 ]  # fmt: skip
 FRAMEWORKS = ("torch", "tf")
-#: Pairs the committed results file does not hold yet (both frameworks): Rainbow's ten seeds in both frameworks
-#: take about 20 minutes of both cores of the course's machine, which the pass of 2026-12-03 did not have. The
-#: test of the committed file holds this list to what the file lacks.
-NOT_YET_MEASURED = [("rainbow", "CartPole-v1"), ("rainbow", "Acrobot-v1")]
 
 
 def parse_configs(specs: list[str] | None) -> list[tuple[str, str, str]]:
