@@ -33,6 +33,8 @@ LIBRARY = (
 MEASURED_CODE: dict[str, tuple[str, ...]] = {
     # the library, and the script that trains SB3 beside it
     "compare_sb3.json": (*LIBRARY, "benchmarks/comparisons/compare_sb3.py"),
+    # the library, and the script that plays each final agent
+    "endings.json": (*LIBRARY, "benchmarks/learning/endings.py"),
     # the library, and claim C28's run and jerk measure (chapter 31)
     "td3_smoothing.json": (
         *LIBRARY, "course/pitfalls/action_smoothness.py", "benchmarks/learning/td3_smoothing.py"
@@ -45,6 +47,7 @@ UNCHANGED_BY: dict[str, str] = {
     "aa0cfcf": "PPO defaults for HalfCheetah-v5, a task no file here trains; every other task's settings unchanged",
     "a079be7": "PPO defaults for Hopper-v5 (HalfCheetah's written once for both), tasks no file here trains",
     "be33583": "C28's per-seed summary moved into course/ and its script's default seeds widened: runs unchanged",
+    "ad63b1f": "endings.py lost its list of pairs not yet measured (the re-measured file holds them all)",
 }
 
 
