@@ -13,6 +13,7 @@ import json
 import tempfile
 import urllib.request
 from pathlib import Path
+from statistics import median
 
 #: Where the results files live in a checkout: beside the course package.
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
@@ -51,3 +52,46 @@ def committed_agent(name: str) -> Path:
     with urllib.request.urlopen(RESULTS_URL + "agents/" + name, timeout=30) as response:
         path.write_bytes(response.read())
     return path
+
+
+def default_endings(algo: str, env: str) -> dict[str, dict]:
+    """What the default ``rlkit.train`` call of ``algo`` on ``env`` gave in the committed endings benchmark
+    (``benchmarks/learning/endings.py``: the default budget, ten seeds per framework that no test uses, each
+    final agent played for 20 new episodes), per framework: its ``seeds``, ``budget``, the step at which each
+    run first reached the task's threshold (``first_solved``, None for a run that never did), each final
+    agent's mean return (``final_means``) and how many of them reached the threshold (``ended_solved``).
+    Chapters print it beside their one live run, whose seed is one draw of these."""
+    runs = [
+        run
+        for run in committed_results("endings.json")["runs"]
+        if (run["algo"], run["env"]) == (algo, env) and not run["overrides"]
+    ]
+    if not runs:
+        raise ValueError(f"endings.json has no default runs of {algo} on {env}")
+    endings = {}
+    for framework in sorted({run["framework"] for run in runs}, reverse=True):  # torch, then tf
+        mine = sorted((run for run in runs if run["framework"] == framework), key=lambda run: run["seed"])
+        endings[framework] = {
+            "seeds": [run["seed"] for run in mine],
+            "budget": mine[0]["budget"],
+            "first_solved": [run["first_solved_at"] for run in mine],
+            "final_means": [run["final_mean"] for run in mine],
+            "ended_solved": sum(run["final_solved"] for run in mine),
+        }
+    return endings
+
+
+def show_default_endings(algo: str, env: str) -> dict[str, dict]:
+    """Print :func:`default_endings` one line per framework (the steps to the first crossing, each final agent's
+    range and how many ended solved) and return it, for a chapter's asserts."""
+    endings = default_endings(algo, env)
+    for framework, ending in endings.items():
+        firsts = [step for step in ending["first_solved"] if step is not None]
+        finals, seeds = ending["final_means"], ending["seeds"]
+        crossed = f"after {min(firsts):,} to {max(firsts):,} (median {median(firsts):,.0f})" if firsts else ""
+        print(
+            f"{algo} {framework:<5} seeds {seeds[0]}-{seeds[-1]}, {ending['budget']:,} steps: {len(firsts)} of "
+            f"{len(seeds)} reached the threshold {crossed}; final agents {min(finals):.0f} to {max(finals):.0f}, "
+            f"{ending['ended_solved']} of {len(seeds)} ended solved"
+        )
+    return endings
