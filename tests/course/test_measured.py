@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from course.measured import committed_agent, committed_results
+from course.measured import committed_agent, committed_results, default_endings, show_default_endings
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 
@@ -29,3 +29,22 @@ def test_a_committed_agent_is_read_from_the_checkout_and_only_an_agent_file_name
     for name in ("../dqn.pt", "agents/dqn.pt", "dqn.json"):
         with pytest.raises(ValueError, match="a file name in benchmarks/results/agents"):
             committed_agent(name)
+
+
+def test_the_default_endings_of_a_pair_are_its_runs_in_the_endings_file_by_framework(capsys):
+    runs = json.loads((RESULTS / "endings.json").read_text())["runs"]
+    mine = [r for r in runs if (r["algo"], r["env"]) == ("td3", "Pendulum-v1")]
+    endings = show_default_endings("td3", "Pendulum-v1")
+    assert list(endings) == ["torch", "tf"]
+    for framework, ending in endings.items():
+        theirs = sorted((r for r in mine if r["framework"] == framework), key=lambda r: r["seed"])
+        assert ending["seeds"] == [r["seed"] for r in theirs]
+        assert ending["first_solved"] == [r["first_solved_at"] for r in theirs]
+        assert ending["ended_solved"] == sum(r["final_solved"] for r in theirs)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 2 and all(line.startswith("td3 ") for line in printed)
+
+
+def test_a_pair_the_endings_file_lacks_is_refused_by_name():
+    with pytest.raises(ValueError, match="no default runs of sac on CartPole-v1"):
+        default_endings("sac", "CartPole-v1")
