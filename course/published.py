@@ -1,0 +1,109 @@
+"""Published MuJoCo results that chapter 60 sets the committed runs beside, each with where it was read.
+
+A number from someone else's benchmark is only comparable when its measurement is known: which task version,
+how many seeds, which returns (greedy evaluation episodes, or the training episodes, noise and all), and read
+how (a table, the curve's own data, or by eye from a plot). Each :class:`Published` says all of it. None of
+these runs used rlkit's exact settings; the notes say what differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Published:
+    """One published result: ``returns`` maps environment steps to the mean return there."""
+
+    who: str
+    task: str  # the environment's version as published
+    returns: dict[int, float]
+    read_from: str  # "table", "curve data" (the plot's own numbers) or "plot, by eye"
+    source: str  # repository, commit and file
+    note: str
+
+
+#: By (algorithm, task as rlkit trains it).
+PUBLISHED: dict[tuple[str, str], list[Published]] = {
+    ("ppo", "HalfCheetah-v5"): [
+        Published(
+            "CleanRL", "HalfCheetah-v4", {1_000_000: 1442.64}, "table",
+            "vwxyzjn/cleanrl@35896b1 docs/benchmark/ppo_continuous_action.md",
+            "rlkit's settings (ppo_continuous_action's defaults); 3 seeds, mean of the last 100 training episodes",
+        ),
+        Published(
+            "CleanRL", "HalfCheetah-v4", {100_000: 450.0, 300_000: 1800.0}, "plot, by eye",
+            "vwxyzjn/cleanrl docs/rl-algorithms/ppo/ppo_continuous_action_gymnasium_mujoco_v4.png",
+            "the same runs' training-return curve",
+        ),
+        Published(
+            "Spinning Up", "HalfCheetah-v3", {100_000: -60.0, 300_000: 559.0, 1_000_000: 1733.0}, "curve data",
+            "openai/spinningup@038665d docs/images/plots/pyt/pytorch_halfcheetah_performance.svg",
+            "10 seeds, 4,000-step batches, 64x32 networks, no observation normalisation",
+        ),
+        Published(
+            "RL Zoo", "HalfCheetah-v3", {1_000_000: 5819.1}, "table",
+            "DLR-RM/rl-baselines3-zoo@61a0d13 benchmark.md",
+            "tuned settings (256x256 ReLU networks, 512-step rollouts, learning rate 2e-5), one run, greedy episodes",
+        ),
+    ],
+    ("ppo", "Hopper-v5"): [
+        Published(
+            "CleanRL", "Hopper-v4", {1_000_000: 2382.86}, "table",
+            "vwxyzjn/cleanrl@35896b1 docs/benchmark/ppo_continuous_action.md",
+            "rlkit's settings (ppo_continuous_action's defaults); 3 seeds, mean of the last 100 training episodes",
+        ),
+        Published(
+            "CleanRL", "Hopper-v4", {100_000: 750.0, 300_000: 2100.0}, "plot, by eye",
+            "vwxyzjn/cleanrl docs/rl-algorithms/ppo/ppo_continuous_action_gymnasium_mujoco_v4.png",
+            "the same runs' training-return curve",
+        ),
+        Published(
+            "Spinning Up", "Hopper-v3", {100_000: 249.0, 300_000: 517.0, 1_000_000: 1770.0}, "curve data",
+            "openai/spinningup@038665d docs/images/plots/pyt/pytorch_hopper_performance.svg",
+            "10 seeds, 4,000-step batches, 64x32 networks, no observation normalisation",
+        ),
+        Published(
+            "RL Zoo", "Hopper-v3", {1_000_000: 2410.4}, "table",
+            "DLR-RM/rl-baselines3-zoo@61a0d13 benchmark.md",
+            "tuned settings (256x256 ReLU networks, 512-step rollouts, gamma 0.999), one run, greedy episodes",
+        ),
+    ],
+    ("sac", "HalfCheetah-v5"): [
+        Published(
+            "Spinning Up", "HalfCheetah-v3", {100_000: 6081.0, 300_000: 9163.0}, "curve data",
+            "openai/spinningup@038665d docs/images/plots/pyt/pytorch_halfcheetah_performance.svg",
+            "10 seeds, 256x256, batches of 100, greedy test episodes every 10,000 steps",
+        ),
+        Published(
+            "CleanRL", "HalfCheetah-v2", {100_000: 5500.0, 300_000: 7900.0}, "plot, by eye",
+            "vwxyzjn/cleanrl docs/rl-algorithms/sac/HalfCheetah-v2.png",
+            "256x256, critics' learning rate 1e-3, training episodes",
+        ),
+    ],
+}  # fmt: skip
+
+
+#: The steps at which published curves are read, and the final column (a published run's 1M steps).
+READ_AT = (100_000, 300_000)
+FINAL = 1_000_000
+
+
+def evaluation_at(run: dict, step: int) -> float | None:
+    """A committed run's last evaluation at or before ``step`` (None when it had none by then)."""
+    before = [value for at, value in zip(run["eval_steps"], run["eval_returns"], strict=True) if at <= step]
+    return before[-1] if before else None
+
+
+def beside_published(runs: list[dict], algo: str, task: str) -> list[tuple[str, list[float | None]]]:
+    """One row per committed run of ``algo`` on ``task`` and per :data:`PUBLISHED` result: a label, then the
+    return at each of :data:`READ_AT` and at the end (a committed run's final agent over 20 episodes, a
+    published run's value at :data:`FINAL` steps); None where there is none."""
+    rows = []
+    for run in sorted(runs, key=lambda run: (run["framework"], run["seed"])):
+        values = [evaluation_at(run, step) for step in READ_AT]
+        rows.append((f"rlkit {run['framework']}, seed {run['seed']}", [*values, run["final_mean"]]))
+    for ref in PUBLISHED[algo, task]:
+        values = [ref.returns.get(step) for step in (*READ_AT, FINAL)]
+        rows.append((f"{ref.who} {ref.task} ({ref.read_from})", values))
+    return rows
