@@ -42,7 +42,7 @@ SMOOTHING_STEPS = 8_000
 def smoothing_run(setting: str, seed: int, total_steps: int = SMOOTHING_STEPS) -> dict:
     """Train TD3 on Pendulum-v1 at one of :data:`SMOOTHING`'s settings; measure its greedy policy's mean return
     (50 new episodes) and its jerk (:func:`action_jerk` on 20 episodes). Chapter 31 runs two seeds of this,
-    ``benchmarks/learning/td3_smoothing.py`` ten, so that the chapter's verdict rests on more than its own two."""
+    ``benchmarks/learning/td3_smoothing.py`` thirty, so that the chapter's verdict rests on more than its own two."""
     import rlkit
 
     run = rlkit.train(
