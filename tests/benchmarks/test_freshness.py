@@ -35,6 +35,8 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
     "compare_sb3.json": (*LIBRARY, "benchmarks/comparisons/compare_sb3.py"),
     # the library, and the script that plays each final agent
     "endings.json": (*LIBRARY, "benchmarks/learning/endings.py"),
+    # the library, and claim C13's sweep of epsilon schedules (chapter 11)
+    "epsilon_schedules.json": (*LIBRARY, "benchmarks/learning/epsilon_schedules.py"),
     # the library, and claim C28's run and jerk measure (chapter 31)
     "td3_smoothing.json": (
         *LIBRARY, "course/pitfalls/action_smoothness.py", "benchmarks/learning/td3_smoothing.py"
