@@ -37,6 +37,10 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
     "endings.json": (*LIBRARY, "benchmarks/learning/endings.py"),
     # the library, and claim C13's sweep of epsilon schedules (chapter 11)
     "epsilon_schedules.json": (*LIBRARY, "benchmarks/learning/epsilon_schedules.py"),
+    # the library, and claim C25's temperature runs (chapter 32)
+    "sac_temperature.json": (
+        *LIBRARY, "course/pitfalls/alpha_tape.py", "benchmarks/learning/sac_temperature.py"
+    ),
     # the library, and claim C28's run and jerk measure (chapter 31)
     "td3_smoothing.json": (
         *LIBRARY, "course/pitfalls/action_smoothness.py", "benchmarks/learning/td3_smoothing.py"
