@@ -11,6 +11,7 @@ of the run, the final agent's 20 returns and the CPU seconds.
     python -m benchmarks.learning.endings --append                         # add what the file lacks, keep the rest
     python -m benchmarks.learning.endings --set learning_rate=3e-4 --out try.json --configs a2c:CartPole-v1
     python -m benchmarks.learning.endings --table                          # the summary of --out
+    python -m benchmarks.learning.endings --readme                         # the README's sentence of it
 
 A configuration is ``algo:env[:framework]`` (both frameworks when the framework is left out). "Solved" is the
 mean of the final agent's 20 episodes at or above the task's threshold (CartPole 475, Acrobot -100, Pendulum
@@ -46,6 +47,8 @@ PAIRS = [
     ("ddpg", "Pendulum-v1"), ("td3", "Pendulum-v1"), ("sac", "Pendulum-v1"),
 ]  # fmt: skip
 FRAMEWORKS = ("torch", "tf")
+#: How the prose names an algorithm, where it is not its id in capitals.
+NAMES = {"rainbow": "Rainbow"}
 
 
 def parse_configs(specs: list[str] | None) -> list[tuple[str, str, str]]:
@@ -160,6 +163,30 @@ def table(document: dict) -> str:
     return "\n".join(lines)
 
 
+def readme_sentence(document: dict) -> str:
+    """The README's account of the file, one clause per (algorithm, task): "the final agents ended solved on 7
+    (torch) and 6 (TF) of 10 with DQN on CartPole; ...: 10 of the 24 configurations on every seed." A test
+    holds the README to it, so the sentence cannot drift from the file."""
+    groups = by_configuration(document["runs"], order)
+    clauses = []
+    for algo, env in PAIRS:
+        torch, tf = (groups.get((algo, env, framework), []) for framework in FRAMEWORKS)
+        if not torch or not tf:
+            continue
+        solved = [sum(run["final_solved"] for run in runs) for runs in (torch, tf)]
+        where = f"with {NAMES.get(algo, algo.upper())} on {env.split('-')[0]}"
+        if clauses:
+            clauses.append(f"{solved[0]} and {solved[1]} {where}")
+        else:
+            seeds = len(torch) if len(torch) == len(tf) else f"{len(torch)} and {len(tf)}"
+            clauses.append(f"{solved[0]} (torch) and {solved[1]} (TF) of {seeds} {where}")
+    every = sum(all(run["final_solved"] for run in runs) for runs in groups.values())
+    return (
+        f"the final agents ended solved on {'; '.join(clauses)}: {every} of the {len(groups)} configurations on "
+        "every seed."
+    )
+
+
 def open_document(out: Path, module: str, overrides: dict, append: bool) -> dict:
     """The results document a pass writes: ``out``'s, its runs kept and this pass recorded, when ``append`` (and
     it exists), else a new one. A file of runs with other ``--set`` overrides is refused: one file, one setting."""
@@ -185,10 +212,14 @@ def main() -> None:
     parser.add_argument("--configs", nargs="*", metavar="ALGO:ENV[:FRAMEWORK]", help="default: every one")
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="hyperparameter overrides")
     parser.add_argument("--append", action="store_true", help="keep the file's runs and add the missing ones")
+    parser.add_argument("--readme", action="store_true", help="print the README's sentence of --out and stop")
     args = parser.parse_args()
     check_sweep(parser, args)
     if args.table:
         print(table(json.loads(args.out.read_text())))
+        return
+    if args.readme:
+        print(readme_sentence(json.loads(args.out.read_text())))
         return
     overrides = parse_settings(args.set)
     document = open_document(args.out, "benchmarks.learning.endings", overrides, args.append)

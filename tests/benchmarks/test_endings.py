@@ -68,3 +68,15 @@ def test_the_committed_bf16_pass_is_todays_defaults_at_bf16_on_the_seeds_of_the_
 def test_results_md_shows_the_table_of_the_committed_file():
     table = benchmark_script("endings").table(json.loads(COMMITTED.read_text()))
     assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `endings.py --table`"
+
+
+def test_the_readme_states_the_committed_files_endings_and_its_date():
+    """The README's sentence of the endings is the committed file's, clause by clause (line breaks aside), and
+    names the day it was measured: a re-measured file with another count fails here until it is re-pasted."""
+    endings = benchmark_script("endings")
+    committed = json.loads(COMMITTED.read_text())
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    sentence = endings.readme_sentence(committed)
+    assert sentence in readme, "re-paste `python -m benchmarks.learning.endings --readme`"
+    paragraph = readme[readme.rindex("Played for 20 episodes", 0, readme.index(sentence)) : readme.index(sentence)]
+    assert committed["provenance"]["started"][:10] in paragraph
