@@ -54,6 +54,7 @@ UNCHANGED_BY: dict[str, str] = {
     "a079be7": "PPO defaults for Hopper-v5 (HalfCheetah's written once for both), tasks no file here trains",
     "be33583": "C28's per-seed summary moved into course/ and its script's default seeds widened: runs unchanged",
     "ad63b1f": "endings.py lost its list of pairs not yet measured (the re-measured file holds them all)",
+    "cbe4b52": "endings.py gained --readme, a sentence printed from the file; its runs unchanged",
     "82677eb": "a docstring of course/pitfalls/action_smoothness.py corrected; no code changed",
 }
 
