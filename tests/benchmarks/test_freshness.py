@@ -55,6 +55,8 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
     ),
     # the library, and chapter 23's ablation runs
     "ppo_ablation.json": (*LIBRARY, "benchmarks/learning/ppo_ablation.py"),
+    # the library, its low-precision casts, and the endings script that ran the bf16 pass (chapter 44)
+    "precision_bf16.json": (*LIBRARY, "rlkit/precision.py", "benchmarks/learning/endings.py"),
 }  # fmt: skip
 
 #: Every other committed results file, and why it is not under this test: a file is either here or in
@@ -74,7 +76,6 @@ NOT_UNDER_TEST: dict[str, str] = {
         "stale: MinAtar runs measured (several on uncommitted code) before library commits (the precision "
         "option among them); about 4.4 CPU hours for the seven files to re-measure",
     ),
-    "precision_bf16.json": "stale: measured before the precision commits that followed it; about 20 CPU minutes",
     **dict.fromkeys(
         ["large_nets.json", "cnn_update.json", "litert.json"],
         "stale: timings measured on uncommitted code; minutes each, on an idle machine",
