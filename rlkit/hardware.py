@@ -165,6 +165,9 @@ def on_learner_device(cls: type) -> type:
         @functools.wraps(method)
         def run(self, *args, **kwargs):
             if init:
+                # first: ``tf.device`` starts TensorFlow, and a started TensorFlow keeps its thread pools (every
+                # core) whatever a later call asks
+                configure_tensorflow()
                 bound = signature.bind(self, *args, **kwargs)
                 bound.apply_defaults()
                 device = tensorflow_device(bound.arguments["device"])

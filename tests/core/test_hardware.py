@@ -127,3 +127,29 @@ def test_tensorflow_flushes_denormals_by_default():
     tf = pytest.importorskip("tensorflow")
     tiny = tf.fill((4,), tf.constant(1e-39, tf.float32))
     assert float(tf.reduce_max(tiny * 1.0)) == 0.0
+
+
+TF_THREADS_AFTER_TRAINING = """
+import rlkit
+import tensorflow as tf
+
+rlkit.train("{algo}", "{env}", framework="tf", total_steps={steps}, progress=False)
+threading = tf.config.threading
+print(threading.get_intra_op_parallelism_threads(), threading.get_inter_op_parallelism_threads())
+"""
+
+
+@pytest.mark.parametrize(
+    ("algo", "env", "steps"), [("sac", "Pendulum-v1", 300), ("ppo", "CartPole-v1", 512)], ids=["replay", "rollout"]
+)
+def test_a_tensorflow_learner_holds_tensorflow_to_rlkits_threads(algo, env, steps):
+    """A TF learner is built inside ``tf.device``, which starts TensorFlow: its thread pools must be set before
+    that, or TensorFlow keeps its default (a thread per core; 0 reads as that default) and an rlkit run takes
+    every core of the machine (it did, from the learners' device scopes on, until this test)."""
+    pytest.importorskip("tensorflow")
+    env_vars = {k: v for k, v in os.environ.items() if k != "RLKIT_THREADS"}
+    out = subprocess.run(
+        [sys.executable, "-c", TF_THREADS_AFTER_TRAINING.format(algo=algo, env=env, steps=steps)],
+        capture_output=True, text=True, check=True, env=env_vars,
+    ).stdout  # fmt: skip
+    assert out.split()[-2:] == ["1", "1"], out
