@@ -57,6 +57,11 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
     "ppo_ablation.json": (*LIBRARY, "benchmarks/learning/ppo_ablation.py"),
     # the library, its low-precision casts, and the endings script that ran the bf16 pass (chapter 44)
     "precision_bf16.json": (*LIBRARY, "rlkit/precision.py", "benchmarks/learning/endings.py"),
+    # per-step timings: the library, the learners' update timing, and the scripts
+    "large_nets.json": (*LIBRARY, "benchmarks/costs/update_cost.py", "benchmarks/costs/large_nets.py"),
+    "cnn_update.json": (*LIBRARY, "rlkit/encoders.py", "benchmarks/costs/cnn_update.py"),
+    # the library, the export paths, and the script that trains, exports and times the policies (chapter 42)
+    "litert.json": (*LIBRARY, "rlkit/export.py", "benchmarks/costs/litert.py"),
 }  # fmt: skip
 
 #: Every other committed results file, and why it is not under this test: a file is either here or in
@@ -76,10 +81,6 @@ NOT_UNDER_TEST: dict[str, str] = {
         "stale: MinAtar runs measured (several on uncommitted code) before library commits (the precision "
         "option among them); about 4.4 CPU hours for the seven files to re-measure",
     ),
-    **dict.fromkeys(
-        ["large_nets.json", "cnn_update.json", "litert.json"],
-        "stale: timings measured on uncommitted code; minutes each, on an idle machine",
-    ),
 }  # fmt: skip
 
 #: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
@@ -90,6 +91,9 @@ UNCHANGED_BY: dict[str, str] = {
     "be33583": "C28's per-seed summary moved into course/ and its script's default seeds widened: runs unchanged",
     "ad63b1f": "endings.py lost its list of pairs not yet measured (the re-measured file holds them all)",
     "cbe4b52": "endings.py gained --readme, a sentence printed from the file; its runs unchanged",
+    "44262c9": "TensorFlow's thread pools held to one thread again (TF's default pools since a9cb5c4): weights "
+    "bit-identical on all 30 fingerprint runs, so steps, returns and evaluations stand; TF CPU seconds of whole "
+    "runs moved by at most 15% (RESULTS.md, 'TensorFlow's threads'); the per-step cost files were re-measured",
     "82677eb": "a docstring of course/pitfalls/action_smoothness.py corrected; no code changed",
 }
 
