@@ -67,7 +67,7 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(
         [
             "pixels_unseen_seeds.json", "pixels_dueling.json", "pixels_hard_target_1k.json",
-            "pixels_hard_target_10k.json", "pixels_ppo_lr_1e-3.json",
+            "pixels_hard_target_10k.json", "pixels_ppo_lr_1e-3.json", "pixels_n_step_1.json",
         ],
         (*LIBRARY, "rlkit/encoders.py", "rlkit/atari.py", "benchmarks/learning/harder_tasks.py"),
     ),
@@ -82,9 +82,6 @@ NOT_UNDER_TEST: dict[str, str] = {
     "sb3_on_policy_xeon.json": "SB3 alone, measured on another machine (an Intel Xeon); it measures no rlkit code",
     "harder_tasks.json": "stale: runs measured on uncommitted code, library commits since (the precision option "
     "among them); about 4.4 CPU hours of LunarLander and MuJoCo runs to re-measure",
-    "pixels_n_step_1.json": "stale: DQN's one-step MinAtar runs, measured (some on uncommitted code) before "
-    "library commits (the precision option among them); 1.2 CPU hours as first measured beside other work, about "
-    "half that on an idle machine (as pixels.json's re-measure took)",
 }  # fmt: skip
 
 #: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
