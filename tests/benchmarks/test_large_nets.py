@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 
 import pytest
 
@@ -26,6 +28,23 @@ def test_a_smoke_run_writes_both_frameworks_beside_the_floor(tmp_path):
     (row,) = json.loads(out.read_text())["rows"]
     assert (row["algo"], row["hidden"], row["batch"]) == ("td3", 16, 256)
     assert row["floor_ms"] > 0 and row["torch_cpu_ms"] > 0 and row["tf_cpu_ms"] > 0
+    # the floor is the fastest library's products, and names it
+    assert row["floor_ms"] == min(row["products_ms"].values())
+    assert row["products_ms"][row["floor_library"]] == row["floor_ms"]
+    assert {"numpy", "torch", "tf"} <= set(row["products_ms"])
+    if sys.platform.startswith("linux") and (shutil.which("gcc") or shutil.which("cc")):
+        assert row["products_ms"]["torch_mkl_told_intel"] > 0 and row["torch_told_intel_cpu_ms"] > 0
+
+
+def test_each_library_times_the_products_it_is_asked_for():
+    """A 16-times-wider layer costs each library more: the timed calls multiply (TensorFlow's graph keeps
+    every product, none is shared or pruned)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("tensorflow")
+    large = benchmark_script("large_nets")
+    for library in ("numpy", "torch", "tf"):
+        small, wide = (large.gemm_ms(256, n, n, library, repeats=20) for n in (16, 256))
+        assert wide > 4 * small, (library, small, wide)
 
 
 def test_the_count_is_the_products_rlkits_torch_sac_step_runs():
