@@ -409,12 +409,19 @@ def portable(arguments: list[str]) -> list[str]:
     return kept
 
 
-def commit() -> str | None:
-    """The git commit of the rlkit being measured (with "+changes" when the work tree differs), if known."""
-    root = Path(__file__).resolve().parents[2]
+#: What a measurement runs: the library, the course's package and the benchmark scripts, but not the results
+#: they write (a pass that adds runs to a results file must not mark the next pass's stamp).
+MEASURED_PATHS = ("rlkit", "course", "benchmarks", ":(exclude)benchmarks/results")
+
+
+def commit(root: Path | None = None) -> str | None:
+    """The git commit of the code being measured (the repository at ``root``, default this one), with
+    "+changes" when the work tree differs from it in :data:`MEASURED_PATHS` (an edit, a new file), if known."""
+    root = root or Path(__file__).resolve().parents[2]
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "rlkit"], cwd=root, capture_output=True, text=True)
+        status = ["git", "status", "--porcelain", "--", *MEASURED_PATHS]
+        dirty = subprocess.run(status, cwd=root, capture_output=True, text=True)
     except OSError:
         return None
     if head.returncode != 0:

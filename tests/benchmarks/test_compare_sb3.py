@@ -154,3 +154,33 @@ def test_the_recorded_command_keeps_no_folder_of_this_machine(tmp_path):
     assert compare_sb3.portable(arguments) == [
         "--out", "merged.json", "--pairs", "ppo:CartPole-v1", "--out", "benchmarks/results/x.json"
     ]  # fmt: skip
+
+
+def test_the_commit_stamp_marks_edits_to_any_measured_code_but_not_the_results_files(tmp_path):
+    """A results file names the commit it measured; an uncommitted edit to the library, the course's package or
+    a benchmark script must show as "+changes", while a pass writing its own results file must not."""
+
+    def git(*arguments: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *arguments],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+        )
+
+    files = ["rlkit/a.py", "course/b.py", "benchmarks/learning/c.py", "benchmarks/results/d.json", "notebooks/e.md"]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("0\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "start")
+    clean = compare_sb3.commit(tmp_path)
+    assert clean and not clean.endswith("+changes")
+    for name in files:
+        (tmp_path / name).write_text("1\n")
+        measured = not name.startswith(("benchmarks/results", "notebooks"))
+        assert compare_sb3.commit(tmp_path) == clean + ("+changes" if measured else ""), name
+        git("checkout", "--", name)
+    (tmp_path / "course" / "new.py").write_text("1\n")
+    assert compare_sb3.commit(tmp_path) == clean + "+changes"

@@ -57,8 +57,11 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
     "ppo_ablation.json": (*LIBRARY, "benchmarks/learning/ppo_ablation.py"),
     # the library, its low-precision casts, and the endings script that ran the bf16 pass (chapter 44)
     "precision_bf16.json": (*LIBRARY, "rlkit/precision.py", "benchmarks/learning/endings.py"),
-    # per-step timings: the library, the learners' update timing, and the scripts
-    "large_nets.json": (*LIBRARY, "benchmarks/costs/update_cost.py", "benchmarks/costs/large_nets.py"),
+    # per-step timings: the library, the learners' update timing, and the scripts (large_nets also times
+    # torch with MKL told Intel through course/blas.py's preload)
+    "large_nets.json": (
+        *LIBRARY, "benchmarks/costs/update_cost.py", "benchmarks/costs/large_nets.py", "course/blas.py"
+    ),
     "cnn_update.json": (*LIBRARY, "rlkit/encoders.py", "benchmarks/costs/cnn_update.py"),
     # the library, the export paths, and the script that trains, exports and times the policies (chapter 42)
     "litert.json": (*LIBRARY, "rlkit/export.py", "benchmarks/costs/litert.py"),
