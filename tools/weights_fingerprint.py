@@ -4,7 +4,8 @@ not change a single number.
 A restructuring of the library (moving an update into one file, composing a loop from parts) is right only
 if every run it touches computes exactly what it computed before. This script trains each algorithm in
 each framework, with the variants that take other code paths (Rainbow's parts, prioritized replay, n-step
-returns, a fixed temperature, Ornstein-Uhlenbeck noise, a continuous PPO), for a few thousand steps from a
+returns, a fixed temperature, Ornstein-Uhlenbeck noise, a continuous PPO, DQN and PPO on MinAtar's images),
+for a few thousand steps from a
 fixed seed, and hashes the final weights, the target networks' weights where there are any, and the
 logged metrics::
 
@@ -21,6 +22,7 @@ import argparse
 import hashlib
 import json
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +58,12 @@ CASES: dict[str, tuple[str, str, int, dict]] = {
     "td3-per": ("td3", "Pendulum-v1", 1_500, {**REPLAY, "prioritized": True}),
     "sac": ("sac", "Pendulum-v1", 1_500, REPLAY),
     "sac-fixed-alpha-nstep": ("sac", "Pendulum-v1", 1_500, {**REPLAY, "auto_alpha": False, "n_step": 3}),
+    # image observations: MinAtar's convolutional encoder and the image replay (the ``minatar`` extra)
+    "dqn-minatar": ("dqn", "MinAtar/Breakout-v1", 1_500, REPLAY),
+    "ppo-minatar": ("ppo", "MinAtar/Breakout-v1", 2_048, ROLLOUT),
 }
+#: The package each family of cases needs beyond rlkit's own; a case whose package is missing is skipped, said.
+NEEDS = {"minatar": "minatar"}
 
 
 def digest(arrays) -> str:
@@ -89,6 +96,10 @@ def main() -> int:
     prints = {}
     for name, (algo, env, steps, overrides) in CASES.items():
         if args.only and name not in args.only:
+            continue
+        missing = [package for tag, package in NEEDS.items() if tag in name and find_spec(package) is None]
+        if missing:
+            print(f"{name}: skipped, needs {', '.join(missing)} (pip install -e '.[{missing[0]}]')", flush=True)
             continue
         for framework in ("torch", "tf"):
             key = f"{name}/{framework}"
