@@ -5,9 +5,8 @@ A restructuring of the library (moving an update into one file, composing a loop
 if every run it touches computes exactly what it computed before. This script trains each algorithm in
 each framework, with the variants that take other code paths (Rainbow's parts, prioritized replay, n-step
 returns, a fixed temperature, Ornstein-Uhlenbeck noise, a continuous PPO, DQN and PPO on MinAtar's images),
-for a few thousand steps from a
-fixed seed, and hashes the final weights, the target networks' weights where there are any, and the
-logged metrics::
+for a few thousand steps from a fixed seed, and hashes the final weights, the target networks' weights where
+there are any, and the logged metrics::
 
     python tools/weights_fingerprint.py before.json            # on the old code
     python tools/weights_fingerprint.py after.json --compare before.json
