@@ -49,7 +49,8 @@ class DQNConfig(ReplayConfig):
         # steps, 5,000 random steps first), with Adam for RMSProp and one gradient step every 4 environment
         # steps (their one per step costs 4x the CPU time), in bursts of 16 steps every 64; and 3-step
         # returns: on Breakout (3 seeds per framework, 500k steps) one-step targets left 3 of 6 final agents
-        # below 8 and 3-step ones none, reaching 8 sooner on all 6 seeds (benchmarks/results/pixels*.json).
+        # below 8 and 3-step ones none, reaching 8 sooner on 5 of 6 seeds (all 6 when chosen; re-measured
+        # 2026-12-05, benchmarks/results/pixels*.json).
         **{
             game: {
                 "hidden_sizes": (128,), "learning_rate": 2.5e-4, "buffer_size": 100_000, "batch_size": 32,
