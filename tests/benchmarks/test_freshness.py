@@ -99,7 +99,8 @@ UNCHANGED_BY: dict[str, str] = {
     "bit-identical on all 30 fingerprint runs, so steps, returns and evaluations stand; TF CPU seconds of whole "
     "runs moved by at most 15% (RESULTS.md, 'TensorFlow's threads'); the per-step cost files were re-measured",
     "82677eb": "a docstring of course/pitfalls/action_smoothness.py corrected; no code changed",
-    "7e27ae8": "the results files' commit stamp checks more paths for uncommitted edits; nothing measured changed",    "21e901a": "SAC's LunarLanderContinuous default became 3-step returns: no file under the test trains SAC there",
+    "7e27ae8": "the results files' commit stamp checks more paths for uncommitted edits; nothing measured changed",
+    "21e901a": "SAC's LunarLanderContinuous default became 3-step returns: no file under the test trains SAC there",
     "d93458e": "comments of DQN's and PPO's MinAtar defaults updated to the re-measured counts; no code changed",
 }
 
