@@ -102,6 +102,7 @@ UNCHANGED_BY: dict[str, str] = {
     "7e27ae8": "the results files' commit stamp checks more paths for uncommitted edits; nothing measured changed",
     "21e901a": "SAC's LunarLanderContinuous default became 3-step returns: no file under the test trains SAC there",
     "d93458e": "comments of DQN's and PPO's MinAtar defaults updated to the re-measured counts; no code changed",
+    "7a21f01": "TD3 gained HalfCheetah defaults and budget: no file under the test trains TD3 there",
 }
 
 
