@@ -81,6 +81,24 @@ PUBLISHED: dict[tuple[str, str], list[Published]] = {
             "256x256, critics' learning rate 1e-3, training episodes",
         ),
     ],
+    ("td3", "HalfCheetah-v5"): [
+        Published(
+            "Fujimoto et al.", "HalfCheetah-v1", {100_000: 5513.5, 300_000: 7697.1, 1_000_000: 9566.6}, "curve data",
+            "sfujim/TD3@34770cc learning_curves/HalfCheetah/TD3_HalfCheetah-v1_{0..9}.npy",
+            "the TD3 paper's curves: 10 seeds, greedy evaluations of 10 episodes every 5,000 steps, 400x300, "
+            "batches of 100, 10,000 random steps first",
+        ),
+        Published(
+            "Spinning Up", "HalfCheetah-v3", {100_000: 5242.0, 300_000: 7625.0, 1_000_000: 9755.0}, "curve data",
+            "openai/spinningup@038665d docs/images/plots/pyt/pytorch_halfcheetah_performance.svg",
+            "10 seeds, 256x256, batches of 100, greedy test episodes, smoothed over 11 evaluations",
+        ),
+        Published(
+            "CleanRL", "HalfCheetah-v4", {1_000_000: 9583.22}, "table",
+            "vwxyzjn/cleanrl@fe8d8a0 docs/benchmark/td3.md",
+            "rlkit's settings (td3_continuous_action's defaults); 3 seeds, training episodes (with exploration noise)",
+        ),
+    ],
 }  # fmt: skip
 
 
