@@ -108,8 +108,12 @@ FINAL = 1_000_000
 
 
 def evaluation_at(run: dict, step: int) -> float | None:
-    """A committed run's last evaluation at or before ``step`` (None when it had none by then)."""
-    before = [value for at, value in zip(run["eval_steps"], run["eval_returns"], strict=True) if at <= step]
+    """A committed run's last evaluation at or before ``step``; None when it had none by then, or when the run
+    ended before ``step`` (its last evaluation is at its end: a 150,000-step run has no value at 300,000)."""
+    steps = run["eval_steps"]
+    if not steps or steps[-1] < step:
+        return None
+    before = [value for at, value in zip(steps, run["eval_returns"], strict=True) if at <= step]
     return before[-1] if before else None
 
 

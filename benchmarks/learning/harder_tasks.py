@@ -45,6 +45,7 @@ from benchmarks.learning.endings import (
     missing_runs,
     open_document,
 )
+from course.published import evaluation_at
 from rlkit.cli import parse_settings
 
 RESULTS = Path(__file__).parents[1] / "results" / "harder_tasks.json"
@@ -82,12 +83,6 @@ def latest_checkpoint(folder: Path) -> Path | None:
     return max(found, key=lambda path: int(path.stem.split("_")[1]), default=None)
 
 
-def value_at(steps: list[int], returns: list[float], step: int) -> float | None:
-    """The last evaluation at or before ``step`` (None when the run evaluated nothing by then)."""
-    before = [value for at, value in zip(steps, returns, strict=True) if at <= step]
-    return before[-1] if before else None
-
-
 def run_one(task: tuple) -> dict:
     """Train one run to the end of its budget (resuming it if a checkpoint is there); play its final agent."""
     algo, env, framework, seed, steps, overrides, runs, save_every, progress, device = task
@@ -109,7 +104,7 @@ def run_one(task: tuple) -> dict:
     final = np.asarray(record["final_returns"])
     return {
         "algo": algo, "env": env, "framework": framework, "seed": seed, "overrides": overrides, **record,
-        "at_milestones": {str(m): value_at(record["eval_steps"], record["eval_returns"], m) for m in MILESTONES},
+        "at_milestones": {str(m): evaluation_at(record, m) for m in MILESTONES},
         "final_std": float(final.std()), "final_graded": graded(env, final),
         "resumed_from": None if resume is None else resume.name,
         "cpu_s_this_session": round(cpu, 2), "wall_s_this_session": round(wall, 2),

@@ -49,7 +49,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_and_ends_as_an_uninterru
     assert episodes.tolist() == resumed["final_returns"]
     for field in ("eval_steps", "eval_returns", "final_returns", "settings"):
         assert resumed[field] == whole[field], field
-    assert resumed["at_milestones"] == {"100000": whole["eval_returns"][-1], "300000": whole["eval_returns"][-1]}
+    assert resumed["at_milestones"] == {"100000": None, "300000": None}  # a 2,000-step run reaches neither
     assert resumed["final_graded"] is None  # the Hugging Face course's mark is LunarLander's
     assert harder.graded("LunarLander-v3", np.array([250.0, 150.0])) is False  # 200 - 50 < 200
     assert harder.graded("LunarLanderContinuous-v3", np.array([260.0, 240.0])) is True
