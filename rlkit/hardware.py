@@ -233,8 +233,11 @@ def blas_note(info: dict) -> str | None:
 
     MKL chooses its kernels by the CPU's vendor, not only by its instructions: on AMD processors it can take a
     generic path. What that costs varies between CPUs of the same vendor (on one AMD EPYC a 256x64 @ 64x64
-    product 2.2x slower and a replay gradient step 10-27%; on another, no difference beyond noise;
-    ``benchmarks/costs/blas_path.py`` measures it), so the note says "may". TensorFlow's oneDNN is not affected.
+    product 2.2x slower and a replay gradient step 10-27%, and at MuJoCo's 256x256 torch's SAC and TD3 steps
+    1.9-2.0x slower, most of torch's gap to TensorFlow there; on another EPYC, no difference beyond noise at
+    64x64; ``benchmarks/costs/blas_path.py`` and ``large_nets.py`` measure it), so the note says "may".
+    TensorFlow's oneDNN is not affected, which is what a reader can act on: measure, and where the check costs
+    this much, train the TensorFlow twin on that CPU.
     """
     vendor, torch_info = info.get("cpu_vendor"), info.get("torch") or {}
     if torch_info.get("blas") == "mkl" and vendor is not None and vendor != "GenuineIntel":
@@ -343,5 +346,5 @@ def format_report(info: dict | None = None) -> str:
             lines.append(f"{framework:<12} CUDA build {cuda}, cuDNN {cudnn}; devices: {devices}")
     note = blas_note(info)
     if note:
-        lines.append(f"note         {note} (benchmarks/costs/blas_path.py measures it)")
+        lines.append(f"note         {note} (benchmarks/costs/blas_path.py measures it; TensorFlow is not affected)")
     return "\n".join(lines)
