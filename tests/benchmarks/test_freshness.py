@@ -105,6 +105,7 @@ UNCHANGED_BY: dict[str, str] = {
     "7a21f01": "TD3 gained HalfCheetah defaults and budget: no file under the test trains TD3 there",
     "4e39499": "harder_tasks reads a milestone past a run's end as None: the MinAtar runs (500k, 1M steps) reach "
     "both milestones, and recomputing every committed pixels file changed nothing",
+    "492eba5": "the text of rlkit report's MKL note and a docstring; no computation changed",
 }
 
 
