@@ -19,12 +19,7 @@ class SACConfig(OffPolicyConfig):
     #: network; CleanRL's critics take 1e-3) and CleanRL's 5,000 random steps first; evaluation over 5
     #: episodes every 5,000 steps, since one episode is 1,000 steps here. First tried on TF seed 0: 5,942 at
     #: 100k steps (RESULTS.md, "Harder tasks").
-    #: LunarLanderContinuous: 3-step returns. With one-step targets, 3 of 6 runs (3 seeds per framework)
-    #: hovered below zero for most of the 150,000 steps; the landing's reward lies hundreds of steps ahead,
-    #: and n-step targets carry it back n times faster. Chosen on the two TF seeds that failed (1 and 2:
-    #: 98 and -28 -> 239 and 276; ``benchmarks/results/harder_tasks_variants.json``).
     env_defaults: ClassVar[dict[str, dict]] = {
-        "LunarLanderContinuous-v3": {"n_step": 3},
         "HalfCheetah-v5": {
             "hidden_sizes": (256, 256),
             "learning_rate": 3e-4,
