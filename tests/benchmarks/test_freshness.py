@@ -107,6 +107,8 @@ UNCHANGED_BY: dict[str, str] = {
     "both milestones, and recomputing every committed pixels file changed nothing",
     "492eba5": "the text of rlkit report's MKL note and a docstring; no computation changed",
     "ce0a2cb": "SAC's LunarLanderContinuous default back to one-step targets: no file under the test trains SAC there",
+    "c060f70": "SAC's LunarLanderContinuous default became 256x256 with 3-step returns: no file under the test trains "
+    "SAC there",
 }
 
 
