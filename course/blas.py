@@ -17,6 +17,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +57,17 @@ def build_shim(folder: Path) -> Path | None:
     return library
 
 
+@contextmanager
+def intel_shim() -> Iterator[Path | None]:
+    """The one-function library, built in a temporary folder that lives as long as the ``with`` block; None
+    where it cannot be used (not Linux, where ``LD_PRELOAD`` is a glibc feature, or no C compiler)."""
+    if not sys.platform.startswith("linux"):
+        yield None
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        yield build_shim(Path(folder))
+
+
 def run_preloaded(command: list[str], preload: Path | None) -> str:
     """``command``'s standard output, run with ``preload`` in ``LD_PRELOAD`` (or without any)."""
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -75,10 +88,7 @@ def vendor_check_cost(rounds: int = 5, pairs: int = 3) -> dict[str, tuple[float,
     ``pairs`` pairs of fresh processes, the two sides alternating (shipped, told, shipped, told, ...), and the
     median of each side: a burst of load from another process lands on both sides alike instead of on one.
     """
-    if not sys.platform.startswith("linux"):
-        return None
-    with tempfile.TemporaryDirectory() as folder:
-        shim = build_shim(Path(folder))
+    with intel_shim() as shim:
         if shim is None:
             return None
         shipped, told = [], []

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
-from course.blas import build_shim, probe, run_preloaded
+from course.blas import intel_shim, probe, run_preloaded
 from rlkit.hardware import cpu_model, cpu_vendor
 
 
@@ -36,10 +35,9 @@ def main() -> None:
 
     blas = "Intel MKL" if "Math Kernel Library" in torch.__config__.show() else "not MKL"
     print(f"CPU: {cpu_model()} (vendor {cpu_vendor()}); torch {torch.__version__}, BLAS: {blas}")
-    with tempfile.TemporaryDirectory() as folder:
-        shim = build_shim(Path(folder))
+    with intel_shim() as shim:
         if shim is None:
-            raise SystemExit("blas_path.py needs a C compiler (gcc or cc) to build the preload library")
+            raise SystemExit("blas_path.py needs Linux and a C compiler (gcc or cc) to build the preload library")
         rows = [probe(None), probe(shim)]
         if args.updates:
             rows[0] |= update_rows(None, args.repeats)

@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,7 +43,7 @@ import numpy as np
 
 from benchmarks._results_file import provenance
 from benchmarks.costs.update_cost import measure, task_sizes
-from course.blas import build_shim, run_preloaded
+from course.blas import intel_shim, run_preloaded
 from rlkit import atomic
 from rlkit.hardware import configure_numpy, configure_tensorflow, configure_torch
 
@@ -140,10 +139,7 @@ def torch_rows(algos: list[str], sizes: list[int], repeats: int) -> dict[str, di
 def told_intel(algos: list[str], sizes: list[int], repeats: int) -> dict[str, dict[str, float]] | None:
     """:func:`torch_rows` in a fresh process whose MKL is told the CPU is an Intel one; None where that
     cannot be done (not Linux, no C compiler)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    with tempfile.TemporaryDirectory() as folder:
-        shim = build_shim(Path(folder))
+    with intel_shim() as shim:
         if shim is None:
             return None
         command = [sys.executable, "-m", __spec__.name, "--torch-only", "--algos", *algos, "--sizes"]
