@@ -109,6 +109,7 @@ UNCHANGED_BY: dict[str, str] = {
     "ce0a2cb": "SAC's LunarLanderContinuous default back to one-step targets: no file under the test trains SAC there",
     "c060f70": "SAC's LunarLanderContinuous default became 256x256 with 3-step returns: no file under the test trains "
     "SAC there",
+    "3359670": "the preload library's build moved into one context manager: the same commands measure the same calls",
 }
 
 
