@@ -13,8 +13,9 @@ from rlkit.exploration import Exploration, PolicySamples
 #: 7,000 over seeds 0-4 and 101-105 in both frameworks; ``benchmarks/learning/off_policy.py``,
 #: ``benchmarks/RESULTS.md``). LunarLanderContinuous at 150,000 with the class defaults: chosen on seed 0
 #: (torch; solved at 33,000, final agent 270 +- 19), but over 3 seeds per framework some runs hovered below
-#: zero for the whole budget; 3-step returns alone hovered as often (``harder_tasks_variants.json``,
-#: ``sac_llc_n3*``); with 256x256 networks as well: ``benchmarks/results/harder_tasks.json``.
+#: zero for the whole budget (``benchmarks/results/harder_tasks.json``): not yet a reliable default there;
+#: 3-step returns, and 256x256 networks with them, hovered on other seeds (``harder_tasks_variants.json``,
+#: ``sac_llc_*``).
 #: HalfCheetah at 150,000: the steps by which the course asks for 5,000 on every seed; reached by all six
 #: committed runs (3 seeds per framework, ``benchmarks/results/harder_tasks.json``).
 DEFAULT_TOTAL_STEPS = {"Pendulum-v1": 11_000, "LunarLanderContinuous-v3": 150_000, "HalfCheetah-v5": 150_000}

@@ -19,12 +19,7 @@ class SACConfig(OffPolicyConfig):
     #: network; CleanRL's critics take 1e-3) and CleanRL's 5,000 random steps first; evaluation over 5
     #: episodes every 5,000 steps, since one episode is 1,000 steps here. First tried on TF seed 0: 5,942 at
     #: 100k steps (RESULTS.md, "Harder tasks").
-    #: LunarLanderContinuous: 256x256 networks (RL Zoo's are 400x300) and 3-step returns. At 64x64 some runs
-    #: hovered below zero for the whole budget, with one-step or 3-step targets alike (3 and 4 of 6 solved);
-    #: TF seed 5, which hovered at 64x64 with 3-step returns (-15 +- 16), solved at 20,000 steps with 256x256
-    #: ones and ended at 281 +- 14 (``benchmarks/results/harder_tasks_variants.json``, ``sac_llc_*``).
     env_defaults: ClassVar[dict[str, dict]] = {
-        "LunarLanderContinuous-v3": {"hidden_sizes": (256, 256), "n_step": 3},
         "HalfCheetah-v5": {
             "hidden_sizes": (256, 256),
             "learning_rate": 3e-4,
