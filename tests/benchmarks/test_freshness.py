@@ -110,7 +110,8 @@ UNCHANGED_BY: dict[str, str] = {
     "c060f70": "SAC's LunarLanderContinuous default became 256x256 with 3-step returns: no file under the test trains "
     "SAC there",
     "3359670": "the preload library's build moved into one context manager: the same commands measure the same calls",
-    "8b144d8": "SAC's LunarLanderContinuous default back to the class defaults: no file under the test trains SAC there",
+    "8b144d8": "SAC's LunarLanderContinuous default back to the class defaults: no file under the test trains "
+    "SAC there",
     "cb3f8fd": "SAC's LunarLanderContinuous budget became 300,000 steps: no file under the test trains SAC there",
 }
 
