@@ -67,9 +67,10 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
     "litert.json": (*LIBRARY, "rlkit/export.py", "benchmarks/costs/litert.py"),
     # the library, the image encoders and Atari/MinAtar wrappers, and the script of the MinAtar runs (chapter 16)
     "pixels.json": (*LIBRARY, "rlkit/encoders.py", "rlkit/atari.py", "benchmarks/learning/harder_tasks.py"),
+    # the MinAtar variants, and chapter 60's LunarLander and MuJoCo runs, made by the same script
     **dict.fromkeys(
         [
-            "pixels_unseen_seeds.json", "pixels_dueling.json", "pixels_hard_target_1k.json",
+            "harder_tasks.json", "pixels_unseen_seeds.json", "pixels_dueling.json", "pixels_hard_target_1k.json",
             "pixels_hard_target_10k.json", "pixels_ppo_lr_1e-3.json", "pixels_n_step_1.json",
         ],
         (*LIBRARY, "rlkit/encoders.py", "rlkit/atari.py", "benchmarks/learning/harder_tasks.py"),
@@ -83,8 +84,6 @@ NOT_UNDER_TEST: dict[str, str] = {
     "endings_variants.json": "tuning passes, kept as the record of what was tried, each at the commit it names",
     "harder_tasks_variants.json": "tuning passes, kept as the record of what was tried, each at the commit it names",
     "sb3_on_policy_xeon.json": "SB3 alone, measured on another machine (an Intel Xeon); it measures no rlkit code",
-    "harder_tasks.json": "stale: runs measured on uncommitted code, library commits since (the precision option "
-    "among them); about 4.4 CPU hours of LunarLander and MuJoCo runs to re-measure",
 }  # fmt: skip
 
 #: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
@@ -113,6 +112,8 @@ UNCHANGED_BY: dict[str, str] = {
     "8b144d8": "SAC's LunarLanderContinuous default back to the class defaults: no file under the test trains "
     "SAC there",
     "cb3f8fd": "SAC's LunarLanderContinuous budget became 300,000 steps: no file under the test trains SAC there",
+    "42585c7": "TD3 took 3-step returns and a 300,000-step budget on LunarLanderContinuous: only TD3 there changed, "
+    "and harder_tasks.json's TD3 runs there were measured after it",
 }
 
 
