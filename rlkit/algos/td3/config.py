@@ -29,7 +29,8 @@ class TD3Config(DDPGConfig):
         # which still hovered after 200,000 steps with 3-step returns, 300,000 steps ended at 280 +- 18 with
         # them and 211 +- 58 without (``harder_tasks_variants.json``, ``td3_llc_*``). RL Zoo trains 300,000.
         # On the benchmark's seeds five of six final agents were solved, three graded (one crashed three of
-        # its 20 final episodes); on TF seeds 3-5 three of three (``benchmarks/results/harder_tasks.json``).
+        # its 20 final episodes), ``benchmarks/results/harder_tasks.json``; on seeds 3-5, six of six in both
+        # frameworks (``harder_tasks_variants.json``, ``td3_llc_unseen*``).
         "LunarLanderContinuous-v3": {"n_step": 3},
     }
 
