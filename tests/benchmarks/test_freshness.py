@@ -115,6 +115,7 @@ UNCHANGED_BY: dict[str, str] = {
     "42585c7": "TD3 took 3-step returns and a 300,000-step budget on LunarLanderContinuous: only TD3 there changed, "
     "and harder_tasks.json's TD3 runs there were measured after it",
     "db95723": "a comment in rlkit/algos/td3/config.py: what TD3's LunarLanderContinuous defaults measured",
+    "286aa19": "the same comment, with the unseen torch seeds",
 }
 
 
