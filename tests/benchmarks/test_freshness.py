@@ -116,6 +116,7 @@ UNCHANGED_BY: dict[str, str] = {
     "and harder_tasks.json's TD3 runs there were measured after it",
     "db95723": "a comment in rlkit/algos/td3/config.py: what TD3's LunarLanderContinuous defaults measured",
     "286aa19": "the same comment, with the unseen torch seeds",
+    "3d574ef": "endings.py's table gained a column computed from the stored evaluations; no run or record changed",
 }
 
 
