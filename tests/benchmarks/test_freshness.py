@@ -117,6 +117,10 @@ UNCHANGED_BY: dict[str, str] = {
     "db95723": "a comment in rlkit/algos/td3/config.py: what TD3's LunarLanderContinuous defaults measured",
     "286aa19": "the same comment, with the unseen torch seeds",
     "3d574ef": "endings.py's table gained a column computed from the stored evaluations; no run or record changed",
+    "f76d82b": "A2C on CartPole standardises observations and rewards: the runs it changes, endings.json's and "
+    "compare_sb3.json's A2C CartPole runs, were re-measured after it; no other file trains A2C on CartPole",
+    "a9eaa64": "PPO on Pendulum discounts with 0.98: the runs it changes, endings.json's and compare_sb3.json's PPO "
+    "Pendulum runs and ppo_ablation.json, were re-measured at it; no other file trains PPO on Pendulum",
 }
 
 
