@@ -2,7 +2,8 @@
 agent's own numpy path, ONNX Runtime, a SavedModel and TorchScript.
 
 For DQN and PPO on CartPole-v1 and SAC on Pendulum-v1, in both frameworks, it trains the default agent until
-it solves (``stop_when_solved``), exports it with ``rlkit.export`` (a torch agent through its TensorFlow
+it solves (``stop_when_solved``; DQN as plain DQN, ``PLAIN_DQN``: a Q-value per action, the network whose
+argmax quantization can flip), exports it with ``rlkit.export`` (a torch agent through its TensorFlow
 twin), and measures for each LiteRT file (``quantize`` None, "dynamic", "int8"):
 
 - the file's size;
@@ -37,6 +38,7 @@ import numpy as np
 import rlkit
 from benchmarks._results_file import provenance
 from rlkit import export
+from rlkit.algos.dqn import PLAIN_DQN
 from rlkit.atomic import write_text
 
 CASES = [("dqn", "CartPole-v1"), ("ppo", "CartPole-v1"), ("sac", "Pendulum-v1")]
@@ -92,7 +94,8 @@ def torchscript_policy(agent):
 
 
 def measure(algo: str, env_id: str, framework: str, seed: int, folder: Path) -> dict:
-    result = rlkit.train(algo, env_id, framework=framework, seed=seed, stop_when_solved=True, progress=False)
+    plain = PLAIN_DQN if algo == "dqn" else {}
+    result = rlkit.train(algo, env_id, framework=framework, seed=seed, stop_when_solved=True, progress=False, **plain)
     agent = result.agent
     files = {
         name: export.export(agent, folder / f"{algo}-{framework}-{name}.tflite", format="litert", quantize=quantize)

@@ -1,7 +1,7 @@
 """Benchmark for claim C07: DQN's over-estimation with and without the double target, over many seeds.
 
 Chapter 12 reads the file this writes (``benchmarks/results/overestimation.json``, committed with the code).
-Each run is DQN with its defaults on CartPole-v1 in TensorFlow for 15,000 steps, final weights
+Each run is plain DQN (``PLAIN_DQN``) on CartPole-v1 in TensorFlow for 15,000 steps, final weights
 (``keep_best=False``), as vanilla DQN, with the double target, and with the double target and a dueling
 network. Its over-estimation is measured as the chapter measures it
 (:func:`course.pitfalls.overestimation.q_against_returns`): the mean predicted max_a Q(s, a) over the states of
@@ -37,12 +37,13 @@ def run_one(task: tuple[str, int, int]) -> dict:
     """One (variant, seed) run, as the results file keeps it."""
     import rlkit
     from course.pitfalls.overestimation import q_against_returns
+    from rlkit.algos.dqn import PLAIN_DQN
 
     variant, seed, steps = task
     start = time.process_time()
     result = rlkit.train(
         "dqn", env="CartPole-v1", framework="tf", seed=seed, total_steps=steps, progress=False, keep_best=False,
-        **VARIANTS[variant],
+        **PLAIN_DQN, **VARIANTS[variant],
     )  # fmt: skip
     predicted, actual = q_against_returns(result.agent)
     evaluations = result.history.series("eval_return")[1]

@@ -2,7 +2,8 @@
 
 Per variant and framework, the environment steps and wall seconds until a greedy evaluation first reached
 the solve threshold (training stops there), over several seeds. Rainbow's own settings (one gradient step
-per environment step, noise scale 0.1) apply to every "rainbow" row; the "dqn" rows use DQN's defaults.
+per environment step, noise scale 0.1) apply to every "rainbow" row; the "dqn" rows are plain DQN
+(``PLAIN_DQN``: one-step targets, uniform replay, a Q-value per action, whatever DQN's defaults add per task).
 
     python -m benchmarks.learning.rainbow                                   # dqn and rainbow, torch and tf, seeds 0-2
     python -m benchmarks.learning.rainbow --variants rainbow-noisy rainbow-c51 --frameworks tf --seeds 0 1 2 3
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 
 from benchmarks._common import run_table, until_solved
+from rlkit.algos.dqn.config import PLAIN_DQN
 from rlkit.cli import parse_settings
 
 PARTS = {
@@ -26,10 +28,10 @@ PARTS = {
 }
 ALONE = {"dueling": {"dueling": True}, "nstep": {"n_step": 3}, "per": {"prioritized": True}}
 ALONE |= {"noisy": {"noisy": True}, "c51": {"distributional": True}}
-#: Variant name -> (algorithm, overrides). DQN's defaults include the double target; "dqn+X" adds part X
+#: Variant name -> (algorithm, overrides). Plain DQN includes the double target; "dqn+X" adds part X
 #: alone; "rainbow-X" is Rainbow without part X.
-VARIANTS = {"dqn": ("dqn", {}), "rainbow": ("rainbow", {})}
-VARIANTS |= {f"dqn+{name}": ("dqn", on) for name, on in ALONE.items()}
+VARIANTS = {"dqn": ("dqn", PLAIN_DQN), "rainbow": ("rainbow", {})}
+VARIANTS |= {f"dqn+{name}": ("dqn", {**PLAIN_DQN, **on}) for name, on in ALONE.items()}
 VARIANTS |= {f"rainbow-{name}": ("rainbow", off) for name, off in PARTS.items()}
 
 

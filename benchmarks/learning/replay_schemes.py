@@ -1,7 +1,7 @@
 """Benchmark for claim C11: uniform, prioritized and bucketed replay, over more seeds than a chapter can run.
 
 Chapter 13 reads the file this writes (``benchmarks/results/replay_schemes.json``, committed with the code).
-Each run is DQN with its defaults on CartPole-v1 in TensorFlow, only the replay buffer changed
+Each run is plain DQN (``PLAIN_DQN``) on CartPole-v1 in TensorFlow, only the replay buffer changed
 (``course.pitfalls.bucketed_replay.steps_to_solve``), stopped at its first greedy evaluation (every 2,500
 steps) at 475; a run that does not get there within the budget is kept with ``solved_at`` None. Ten seeds
 per scheme are 30 runs, about seven minutes of CPU on a 2-core Intel Xeon: longer than a chapter may take.

@@ -82,11 +82,12 @@ REPLAYS = ("uniform", "prioritized", "bucketed")
 
 
 def steps_to_solve(replay: str, seed: int, total_steps: int = 40_000, framework: str = "tf") -> int | None:
-    """The environment step at which DQN with its defaults first reached 475 on CartPole-v1 (its greedy
+    """The environment step at which plain DQN (``PLAIN_DQN``) first reached 475 on CartPole-v1 (its greedy
     evaluation every 2,500 steps), replaying from ``replay`` ("uniform", "prioritized" or "bucketed");
     None if it did not within ``total_steps``. Only the buffer changes between the three: the loop, the
-    network and every other hyperparameter are DQN's defaults."""
+    network and every other hyperparameter are plain DQN's defaults."""
     import rlkit
+    from rlkit.algos.dqn import PLAIN_DQN
 
     if replay not in REPLAYS:
         raise ValueError(f"replay must be one of {REPLAYS}, got {replay!r}")
@@ -98,7 +99,7 @@ def steps_to_solve(replay: str, seed: int, total_steps: int = 40_000, framework:
         total_steps=total_steps,
         stop_when_solved=True,
         progress=False,
-        prioritized=replay == "prioritized",
+        **{**PLAIN_DQN, "prioritized": replay == "prioritized"},
         buffer_class=BucketedReplayBuffer if replay == "bucketed" else None,  # fed TD errors after each burst
     )
     return result.solved_at_step

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import rlkit
+from rlkit.algos.dqn import PLAIN_DQN
 
 
 @pytest.mark.slow
@@ -89,7 +90,8 @@ def test_same_seed_twice_gives_identical_runs(framework):
         np.testing.assert_array_equal(history_a.series(metric)[1], history_b.series(metric)[1])
 
 
-def test_training_records_the_metrics_it_promises():
+@pytest.mark.parametrize("plain", [True, False], ids=["plain DQN", "CartPole's default, with C51"])
+def test_training_records_the_metrics_it_promises(plain):
     result = rlkit.train(
         "dqn",
         env="CartPole-v1",
@@ -99,11 +101,14 @@ def test_training_records_the_metrics_it_promises():
         learning_starts=500,
         eval_every=1_000,
         gradient_steps=8,
+        **(PLAIN_DQN if plain else {}),
     )
     assert result.steps == 2_000
-    health = ("q_std", "td_error_median", "action_entropy", "optimizer_resets")
+    # C51 learns distributions by cross-entropy: it has no TD errors to take the median of
+    health = ("q_std", "action_entropy", "optimizer_resets", *(["td_error_median"] if plain else []))
     for metric in ("episode_return", "episode_length", "loss", "q_mean", "epsilon", "eval_return", *health):
         assert metric in result.history
+    assert ("td_error_median" in result.history) == plain
     assert len(result.history.series("eval_return")[0]) == 2
     assert result.history.series("optimizer_resets")[1].max() == 0  # off by default
 

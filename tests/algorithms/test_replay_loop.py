@@ -56,9 +56,11 @@ class CountingBuffer(ReplayBuffer):
 def test_the_buffer_class_is_a_parameter(algo, env):
     CountingBuffer.added = 0
     result = rlkit.train(algo, env=env, total_steps=600, buffer_class=CountingBuffer, **SMALL, **REPLAY)
-    # every transition, and no autoreset step (one follows each episode's end, except perhaps the last)
+    # every transition, and no autoreset step (one follows each episode's end, except perhaps the last); DQN's
+    # 3-step returns on CartPole hold back the last two steps of an unfinished episode
     episodes = len(result.history.series("episode_return")[1])
-    assert 600 - episodes <= CountingBuffer.added <= 600 - episodes + 1
+    pending = 2 if algo == "dqn" else 0
+    assert 600 - episodes - pending <= CountingBuffer.added <= 600 - episodes + 1
     with pytest.raises(rlkit.RlkitError, match="ppo is on-policy and keeps no replay buffer"):
         rlkit.train("ppo", total_steps=600, buffer_class=CountingBuffer, progress=False)
 
@@ -274,6 +276,7 @@ def test_several_environments_step_together_in_the_replay_loop(algo, env):
     result = rlkit.train(algo, env=env, total_steps=800, num_envs=4, buffer_class=CountingBuffer, **SMALL, **REPLAY)
     assert result.steps == 800
     episodes = len(result.history.series("episode_return")[1]) if "episode_return" in result.history else 0
-    assert 800 - episodes <= CountingBuffer.added <= 800
+    pending = 4 * 2 if algo == "dqn" else 0  # 3-step returns: two steps of each unfinished episode wait
+    assert 800 - episodes - pending <= CountingBuffer.added <= 800
     steps = result.history.series("critic_loss" if algo == "sac" else "loss")[0]
     assert all(step % 4 == 0 for step in steps)

@@ -26,7 +26,7 @@ def test_a_budget_beyond_a_billion_steps_warns_with_the_time_and_memory():
     pytest.importorskip("torch")
     expected = (
         r"total_steps=1,000,000,000,000 at [\d,]+ steps/s \(the first 2,\d{3} steps\) would take about [\d,]+ "
-        r"(years|days|hours); its replay buffer holds 2.5 MiB: ask for fewer steps"
+        r"(years|days|hours); its replay buffer holds 3.5 MiB: ask for fewer steps"
     )
     with pytest.warns(BudgetWarning, match=expected):
         rlkit.train("dqn", total_steps=10**12, progress=False, callbacks=[StopAt(2_500)], **SMALL)

@@ -33,10 +33,11 @@ def free_space(monkeypatch, free: int) -> None:
 
 def test_a_run_whose_checkpoints_do_not_fit_is_refused_before_its_first_step(monkeypatch, tmp_path):
     pytest.importorskip("torch")
-    free_space(monkeypatch, 4 * 2**20)  # a 50,000-transition CartPole buffer is 2.5 MiB, needed twice (the agent
-    # in the logdir, and its new copy beside it while it is written)
+    # a 50,000-transition CartPole buffer is 3.5 MiB (2.5 of transitions, 1 of prioritized replay's sum tree),
+    # needed twice (the agent in the logdir, and its new copy beside it while it is written)
+    free_space(monkeypatch, 4 * 2**20)
     steps = Steps()
-    with pytest.raises(RlkitError, match=r"need about .* MiB in '.*run'.*replay buffer 2\.5 MiB.* only 4\.0 MiB"):
+    with pytest.raises(RlkitError, match=r"need about .* MiB in '.*run'.*replay buffer 3\.5 MiB.* only 4\.0 MiB"):
         rlkit.train("dqn", total_steps=200, logdir=tmp_path / "run", progress=False, callbacks=[steps], **SMALL)
     assert not steps.stepped
     steps = Steps()  # the same run fits with a buffer a tenth the size
@@ -52,7 +53,9 @@ def test_the_estimate_counts_the_checkpoints_kept(monkeypatch, tmp_path):
     result = rlkit.train("dqn", total_steps=200, progress=False, buffer_size=1_000, **SMALL)
     assert not seen  # a run without an output writes no checkpoint
     buffer, weights = disk_space.checkpoint_bytes(result.agent.loop)
-    assert 1_000 * 4 * 2 * 4 < buffer < 1_000 * 4 * 2 * 4 * 2  # observations and next observations, float32
+    # observations and next observations (float32), the other fields, and prioritized replay's sum tree (two
+    # float64 per leaf, 1,024 leaves)
+    assert 1_000 * 4 * 2 * 4 < buffer < 1_000 * 4 * 2 * 4 * 2 + 2 * 1_024 * 8
     assert weights == 4 * sum(w.nbytes for w in result.agent.get_weights())
     every = SaveCheckpoints(tmp_path / "c", every=10, best=False)
     kept = SaveCheckpoints(tmp_path / "k", every=10, best=True, keep=3, resumable=True)
