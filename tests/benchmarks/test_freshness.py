@@ -121,6 +121,12 @@ UNCHANGED_BY: dict[str, str] = {
     "compare_sb3.json's A2C CartPole runs, were re-measured after it; no other file trains A2C on CartPole",
     "a9eaa64": "PPO on Pendulum discounts with 0.98: the runs it changes, endings.json's and compare_sb3.json's PPO "
     "Pendulum runs and ppo_ablation.json, were re-measured at it; no other file trains PPO on Pendulum",
+    "5bdbffa": "DQN on CartPole and Acrobot adds 3-step returns, prioritized replay and C51 (DQNConfig.env_defaults; "
+    "every other task and algorithm unchanged): the runs it changes, the DQN runs of endings.json, compare_sb3.json "
+    "and precision_bf16.json, were re-measured at it; the files of one DQN mechanism (epsilon_schedules.json, "
+    "overestimation.json, replay_schemes.json, litert.json) train plain DQN since 561f771, the settings they measured",
+    "561f771": "the scripts of epsilon_schedules.json, overestimation.json, replay_schemes.json and litert.json pin "
+    "plain DQN (PLAIN_DQN), the defaults they were measured with; tests changed",
 }
 
 
