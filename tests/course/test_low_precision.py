@@ -161,15 +161,24 @@ def test_the_permutation_test_tells_a_real_drop_from_the_luck_of_the_seeds():
 
 
 def test_training_in_precision_pairs_the_runs_seed_by_seed():
-    def run(algo, framework, seed, mean, solved, cpu):
+    def run(algo, framework, seed, mean, solved, cpu, evaluations=(500.0, 500.0, 500.0, 500.0)):
         return {"algo": algo, "env": "CartPole-v1", "framework": framework, "seed": seed, "final_mean": mean,
-                "final_solved": solved, "cpu_s": cpu}  # fmt: skip
+                "final_solved": solved, "cpu_s": cpu, "budget": 100, "eval_steps": [25, 50, 75, 100],
+                "eval_returns": list(evaluations)}  # fmt: skip
 
-    low = {"runs": [run("dqn", "torch", 1, 100.0, False, 2.0), run("dqn", "torch", 2, 500.0, True, 4.0)]}
+    low = {
+        "runs": [
+            run("dqn", "torch", 1, 100.0, False, 2.0, (500, 500, 500, 474)),
+            run("dqn", "torch", 2, 500.0, True, 4.0),
+        ]
+    }
     exact = {"runs": [run("dqn", "torch", s, 500.0, True, 1.0) for s in (1, 2, 3)]}  # seed 3: no bf16 twin
     (row,) = lp.training_in_precision(low, exact)
     assert (row["seeds"], row["low_solved"], row["exact_solved"]) == (2, 1, 2)
     assert (row["low_median"], row["exact_median"], row["low_cpu_s"]) == (300.0, 500.0, 3.0)
+    # the evaluations after half the budget (steps 75 and 100 of 100), at CartPole's 475: the step at half the
+    # budget does not count, so 3 of 4 in bf16 (474 is not solved) and 4 of 4 in float32
+    assert (row["low_late"], row["exact_late"]) == (0.75, 1.0)
 
 
 def test_loss_scaling_rescues_the_value_losses_and_leaves_the_policy_loss_alone():
