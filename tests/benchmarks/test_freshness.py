@@ -127,6 +127,7 @@ UNCHANGED_BY: dict[str, str] = {
     "overestimation.json, replay_schemes.json, litert.json) train plain DQN since 561f771, the settings they measured",
     "561f771": "the scripts of epsilon_schedules.json, overestimation.json, replay_schemes.json and litert.json pin "
     "plain DQN (PLAIN_DQN), the defaults they were measured with; tests changed",
+    "e29faac": "a comment in rlkit/algos/dqn/config.py gained the re-measured endings; no code changed",
 }
 
 
