@@ -75,12 +75,12 @@ def test_runs_with_other_settings_keep_apart_and_a_checkpoint_of_other_settings_
 
     defaults = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0)
     assert defaults.name == "dqn-CartPole-v1-torch-seed0"
-    tuned = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, {"n_step": 3})
-    assert tuned != defaults and tuned == harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, {"n_step": 3})
+    tuned = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, {"n_step": 2})
+    assert tuned != defaults and tuned == harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, {"n_step": 2})
     assert harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, steps=300_000).name.endswith("-steps300000")
     harder.run_one(("dqn", "CartPole-v1", "torch", 0, 1000, SHORT, tmp_path, 1000, False, "cpu"))
     folder = harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, SHORT, 1000)
-    other = {**SHORT, "n_step": 3}
+    other = {**SHORT, "n_step": 2}  # CartPole's default is 3
     harder.run_folder(tmp_path, "dqn", "CartPole-v1", "torch", 0, other, 2000).symlink_to(folder)
     with pytest.raises(RlkitError, match="n_step"):  # a checkpoint of other settings, found in the folder
         harder.run_one(("dqn", "CartPole-v1", "torch", 0, 2000, other, tmp_path, 1000, False, "cpu"))
