@@ -272,7 +272,7 @@ def _record(algo, env_id, library, framework, seed, curve: Curve, steps: int, lo
         "solved_at_step": None if solved is None else solved[0],
         "solved_wall_s": None if solved is None else solved[1],
         "solved_cpu_s": None if solved is None else solved[2],
-        "load_before": load_before, "load_after": os.getloadavg()[0], "finished": now(),
+        "load_before": load_before, "load_after": os.getloadavg()[0], "finished": now(), "machine": machine(),
         "curve": curve.points,
     }  # fmt: skip
 
@@ -396,6 +396,13 @@ def machine() -> str:
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} logical CPUs ({hardware.cpu_model()})"
 
 
+def machines(commands: list[dict]) -> str:
+    """The machines the file's sittings ran on, in order, once each: a file appended to on another machine says
+    so (each command and each run also names its own)."""
+    named = [command.get("machine", "a machine not recorded") for command in commands]
+    return "; ".join(dict.fromkeys(named)) or machine()
+
+
 def portable(arguments: list[str]) -> list[str]:
     """The command's arguments as the results file keeps them: a path inside the repository relative to it,
     one outside it by its file name only (the file travels with the code; this machine's folders do not)."""
@@ -475,7 +482,7 @@ def main() -> None:
     if not args.summarize:
         commands.append(
             {"command": "python -m benchmarks.comparisons.compare_sb3 " + " ".join(portable(sys.argv[1:])),
-             "started": now(), "rlkit_commit": commit(),
+             "started": now(), "rlkit_commit": commit(), "machine": machine(),
              "load_average_at_start": os.getloadavg()}
         )  # fmt: skip
 
@@ -484,7 +491,7 @@ def main() -> None:
         measured = f"{commands[0]['started'] if commands else 'unknown'} to " + now()
         document = {
             "measured": previous["measured"] if args.summarize else measured, "grid": PAIRS,
-            "machine": machine(), "versions": _versions(), "commands": commands, "zoo_source": ZOO_SOURCE,
+            "machine": machines(commands), "versions": _versions(), "commands": commands, "zoo_source": ZOO_SOURCE,
             "thresholds": {env: solve_threshold(env) for _, env in PAIRS},
             "eval_every": schedule, "eval_episodes": EVAL_EPISODES,
             "max_steps": args.max_steps, "summary": summarize(runs) if runs else [], "runs": runs,

@@ -34,6 +34,16 @@ def test_one_seed_runs_rlkit_in_both_frameworks_and_sb3_with_the_record_the_chap
     assert {"measured", "machine", "versions", "commands", "zoo_source"} <= set(results)
     assert results["versions"]["stable-baselines3"]
     assert results["commands"][0]["command"].startswith("python -m benchmarks.comparisons.compare_sb3")
+    # the machine of the sitting, of each run, and of the file
+    here = compare_sb3.machine()
+    assert results["commands"][0]["machine"] == here == results["machine"]
+    assert all(run["machine"] == here for run in results["runs"])
+
+
+def test_a_file_appended_to_on_another_machine_names_both():
+    sittings = [{"machine": "AMD"}, {"machine": "Intel"}, {"machine": "AMD"}, {}]
+    assert compare_sb3.machines(sittings) == "AMD; Intel; a machine not recorded"
+    assert compare_sb3.machines([]) == compare_sb3.machine()
 
 
 def test_every_run_goes_to_its_budget_on_the_shared_evaluation_schedule(results):
