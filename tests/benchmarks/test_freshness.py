@@ -128,6 +128,7 @@ UNCHANGED_BY: dict[str, str] = {
     "561f771": "the scripts of epsilon_schedules.json, overestimation.json, replay_schemes.json and litert.json pin "
     "plain DQN (PLAIN_DQN), the defaults they were measured with; tests changed",
     "e29faac": "a comment in rlkit/algos/dqn/config.py gained the re-measured endings; no code changed",
+    "06a3ec7": "compare_sb3.py records the machine of each sitting and run; what it measures and how is unchanged",
 }
 
 
