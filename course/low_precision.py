@@ -679,25 +679,13 @@ def time_keras_step(
     return results
 
 
-def late_share(runs: list[dict], threshold: float) -> float:
-    """The share of the greedy evaluations after half of each run's budget that reached ``threshold``. A run
-    makes about ten of them and has one final agent, so the share tells a learner that holds its solve from
-    one that swings in and out of it, where ten final agents barely can."""
-    late = [
-        value
-        for run in runs
-        for step, value in zip(run["eval_steps"], run["eval_returns"], strict=True)
-        if step > run["budget"] / 2
-    ]
-    return float(np.mean(np.asarray(late) >= threshold))
-
-
 def training_in_precision(low: dict, exact: dict) -> list[dict]:
     """The committed default runs at a low precision beside the float32 runs of the same configurations and
     seeds: per (algorithm, task, framework), the seeds whose final agent ended solved, the median final
-    return, the share of late evaluations solved (:func:`late_share`) and the median CPU seconds of each, from
-    two results files of ``benchmarks.learning.endings`` (``low``: a ``--set precision=...`` pass; ``exact``:
-    the float32 runs)."""
+    return, the share of late evaluations solved (:func:`course.measured.late_share`) and the median CPU
+    seconds of each, from two results files of ``benchmarks.learning.endings`` (``low``: a ``--set
+    precision=...`` pass; ``exact``: the float32 runs)."""
+    from course.measured import late_share
     from rlkit.envs import solve_threshold
 
     rows = []

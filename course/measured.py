@@ -95,3 +95,16 @@ def show_default_endings(algo: str, env: str) -> dict[str, dict]:
             f"{ending['ended_solved']} of {len(seeds)} ended solved"
         )
     return endings
+
+
+def late_share(runs: list[dict], threshold: float) -> float:
+    """The share of the greedy evaluations after half of each run's budget that reached ``threshold``. A run
+    makes about ten of them and has one final agent, so the share tells a learner that holds its solve from
+    one that swings in and out of it, where ten final agents barely can."""
+    late = [
+        value
+        for run in runs
+        for step, value in zip(run["eval_steps"], run["eval_returns"], strict=True)
+        if step > run["budget"] / 2
+    ]
+    return sum(value >= threshold for value in late) / len(late)
