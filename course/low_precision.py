@@ -686,7 +686,6 @@ def training_in_precision(low: dict, exact: dict) -> list[dict]:
     seconds of each, from two results files of ``benchmarks.learning.endings`` (``low``: a ``--set
     precision=...`` pass; ``exact``: the float32 runs)."""
     from course.measured import late_share
-    from rlkit.envs import solve_threshold
 
     rows = []
     keys = sorted({(r["algo"], r["env"], r["framework"]) for r in low["runs"]})
@@ -701,7 +700,7 @@ def training_in_precision(low: dict, exact: dict) -> list[dict]:
             chosen = [runs[seed] for seed in seeds]
             row[f"{name}_solved"] = sum(run["final_solved"] for run in chosen)
             row[f"{name}_median"] = float(np.median([run["final_mean"] for run in chosen]))
-            row[f"{name}_late"] = late_share(chosen, solve_threshold(key[1]))
+            row[f"{name}_late"] = late_share(chosen)
             row[f"{name}_cpu_s"] = float(np.median([run["cpu_s"] for run in chosen]))
         rows.append(row)
     return rows

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks._results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
+from course.measured import late_evaluations_solved
 from rlkit.cli import parse_settings
 from rlkit.envs import solve_threshold
 
@@ -142,27 +143,6 @@ def median_first_solve(runs: list[dict]) -> str:
     """The median step of the runs' first solving evaluations (over those that solved), or "-"."""
     firsts = [run["first_solved_at"] for run in runs if run["first_solved_at"] is not None]
     return f"{int(np.median(firsts)):,}" if firsts else "-"
-
-
-def late_evaluations_solved(runs: list[dict]) -> tuple[int, int]:
-    """How many of the runs' evaluations in the second half of their budgets reached the threshold, of how many.
-
-    Ten final agents can barely tell a configuration that ends solved 7 times in 10 from one that does 9 times
-    (their 95% intervals overlap widely). A run's late evaluations sample the same question, whether the agent
-    at a late step is solved, ten or so times per run: pooled over ten runs, about a hundred samples, so a
-    variant that holds its solve can be told from one that swings in and out of it by the same seeds.
-    """
-    solved = total = 0
-    for run in runs:
-        threshold = solve_threshold(run["env"])
-        late = [
-            value
-            for step, value in zip(run["eval_steps"], run["eval_returns"], strict=True)
-            if step > run["budget"] / 2
-        ]
-        solved += sum(value >= threshold for value in late)
-        total += len(late)
-    return solved, total
 
 
 def table(document: dict) -> str:

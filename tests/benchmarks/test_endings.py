@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from course.measured import late_evaluations_solved
 from tests.benchmarks.staleness import assert_measured_on_todays_defaults
 from tests.conftest import benchmark_script, run_benchmark
 
@@ -38,13 +39,12 @@ def test_a_short_pass_plays_the_final_agent_and_records_why_it_ended_so(tmp_path
 
 def test_late_evaluations_count_those_past_half_the_budget_at_each_tasks_threshold():
     """Only evaluations after half the budget count, each against its own task's threshold."""
-    endings = benchmark_script("endings")
     runs = [
         {"env": "CartPole-v1", "budget": 100, "eval_steps": [25, 50, 75, 100], "eval_returns": [500, 500, 474, 475]},
         {"env": "Pendulum-v1", "budget": 40, "eval_steps": [10, 30, 40], "eval_returns": [-150, -250, -199]},
     ]
-    assert endings.late_evaluations_solved(runs) == (2, 4)  # 475 and -199 solved; 474 and -250 not
-    assert endings.late_evaluations_solved(runs[:1]) == (1, 2)  # the step at half the budget is early
+    assert late_evaluations_solved(runs) == (2, 4)  # 475 and -199 solved; 474 and -250 not
+    assert late_evaluations_solved(runs[:1]) == (1, 2)  # the step at half the budget is early
 
 
 def test_the_committed_file_holds_every_configuration_on_ten_seeds_at_the_defaults():
