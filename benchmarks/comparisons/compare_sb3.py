@@ -53,6 +53,7 @@ from pathlib import Path
 import numpy as np
 
 import rlkit
+from course.pitfalls.statistics import iqm_ci
 from rlkit import hardware
 from rlkit.callbacks import Callback
 from rlkit.envs import solve_threshold
@@ -278,31 +279,6 @@ def _record(algo, env_id, library, framework, seed, curve: Curve, steps: int, lo
 
 
 # ------------------------------------------------------------------------------------------------ summaries
-
-
-def iqm(values: np.ndarray) -> float | np.ndarray:
-    """Interquartile mean along the last axis: the mean of the middle half, dropping ``int(n / 4)`` values at
-    each end (as ``scipy.stats.trim_mean(values, 0.25)``, which rliable's ``aggregate_iqm`` calls); one per row
-    of a 2-D array."""
-    ordered = np.sort(np.asarray(values, dtype=np.float64), axis=-1)
-    n = ordered.shape[-1]
-    cut = int(0.25 * n)
-    middle = ordered[..., cut : n - cut].mean(axis=-1)
-    return float(middle) if middle.ndim == 0 else middle
-
-
-def iqm_ci(values: np.ndarray, reps: int = 2_000, seed: int = 0) -> tuple[float, float, float]:
-    """IQM over seeds and its 95% percentile-bootstrap interval, resampling seeds with replacement.
-
-    rliable's stratified bootstrap resamples runs within each task; with one task per summary that is this.
-    rliable itself is not used: rliable 1.2 needs arch < 8, and arch 7.2 fails to import with pandas 3.1.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    rng = np.random.default_rng(seed)
-    samples = values[rng.integers(0, len(values), size=(reps, len(values)))]
-    boot = iqm(samples)
-    low, high = np.percentile(boot, [2.5, 97.5])
-    return float(iqm(values)), float(low), float(high)
 
 
 def _median_with_unsolved(values: list[float | None]) -> float | None:

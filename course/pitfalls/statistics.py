@@ -1,13 +1,16 @@
-"""Tests over seeds, for the verdicts that rest on a committed benchmark's runs (chapters 12 and 23).
+"""Statistics over seeds, for the verdicts that rest on a committed benchmark's runs (chapters 10, 12, 23, 90).
 
 A chapter's three live seeds can show a clean effect that twenty do not (chapter 12's C07). Where variants are
 trained on the same seeds, the runs pair up by seed, and the question a verdict asks is on how many seeds one
-variant came out ahead.
+variant came out ahead. Where a return is summed up over seeds, it is the interquartile mean with a bootstrap
+interval (Agarwal et al. 2021): robust to one seed's outlier, and honest about how few seeds there are.
 """
 
 from __future__ import annotations
 
 from math import comb
+
+import numpy as np
 
 from rlkit.errors import RlkitError
 
@@ -24,3 +27,28 @@ def sign_test_p_value(wins: int, seeds: int) -> float:
     extreme = max(wins, seeds - wins)
     tail = sum(comb(seeds, k) for k in range(extreme, seeds + 1)) / 2**seeds
     return min(1.0, 2 * tail)
+
+
+def iqm(values: np.ndarray) -> float | np.ndarray:
+    """Interquartile mean along the last axis: the mean of the middle half, dropping ``int(n / 4)`` values at
+    each end (as ``scipy.stats.trim_mean(values, 0.25)``, which rliable's ``aggregate_iqm`` calls); one per row
+    of a 2-D array."""
+    ordered = np.sort(np.asarray(values, dtype=np.float64), axis=-1)
+    n = ordered.shape[-1]
+    cut = int(0.25 * n)
+    middle = ordered[..., cut : n - cut].mean(axis=-1)
+    return float(middle) if middle.ndim == 0 else middle
+
+
+def iqm_ci(values: np.ndarray, reps: int = 2_000, seed: int = 0) -> tuple[float, float, float]:
+    """IQM over seeds and its 95% percentile-bootstrap interval, resampling seeds with replacement.
+
+    rliable's stratified bootstrap resamples runs within each task; with one task per summary that is this.
+    rliable itself is not used: rliable 1.2 needs arch < 8, and arch 7.2 fails to import with pandas 3.1.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    samples = values[rng.integers(0, len(values), size=(reps, len(values)))]
+    boot = iqm(samples)
+    low, high = np.percentile(boot, [2.5, 97.5])
+    return float(iqm(values)), float(low), float(high)

@@ -79,15 +79,6 @@ def test_a_run_is_solved_at_its_first_evaluation_at_or_above_the_threshold():
     assert compare_sb3._record("ppo", "CartPole-v1", "rlkit", "torch", 0, curve, 100, 0.0)["solved_at_step"] is None
 
 
-def test_iqm_drops_a_quarter_at_each_end_and_its_interval_brackets_it():
-    assert compare_sb3.iqm(np.array([100.0, 1.0, 3.0, 2.0, 4.0])) == 3.0  # mean of 2, 3, 4
-    assert compare_sb3.iqm(np.arange(8.0)) == 3.5  # mean of 2..5
-    values = np.r_[np.arange(19.0), 1_000.0]  # one outlier among 20 seeds moves the mean's interval, not the IQM's
-    point, low, high = compare_sb3.iqm_ci(values)
-    assert point == compare_sb3.iqm(values) == 9.5
-    assert 0.0 < low < point < high < 18.0
-
-
 def test_median_time_to_solve_counts_unsolved_runs_as_slowest():
     assert compare_sb3._median_with_unsolved([3.0, None, 1.0]) == 3.0
     assert compare_sb3._median_with_unsolved([3.0, None, None]) is None

@@ -106,6 +106,15 @@ def test_timings_report_every_way_and_restore_the_thread_setting():
         acting_speed.time_update_steps("tf", threads=2)
 
 
+def test_iqm_drops_a_quarter_at_each_end_and_its_interval_brackets_it():
+    assert statistics.iqm(np.array([100.0, 1.0, 3.0, 2.0, 4.0])) == 3.0  # mean of 2, 3, 4
+    assert statistics.iqm(np.arange(8.0)) == 3.5  # mean of 2..5
+    values = np.r_[np.arange(19.0), 1_000.0]  # one outlier among 20 seeds moves the mean's interval, not the IQM's
+    point, low, high = statistics.iqm_ci(values)
+    assert point == statistics.iqm(values) == 9.5
+    assert 0.0 < low < point < high < 18.0
+
+
 def test_sign_test_p_value_is_the_exact_two_sided_binomial_tail():
     assert statistics.sign_test_p_value(10, 20) == 1.0  # an even split is the likeliest outcome
     assert statistics.sign_test_p_value(20, 20) == pytest.approx(2 / 2**20)
