@@ -129,7 +129,8 @@ UNCHANGED_BY: dict[str, str] = {
     "plain DQN (PLAIN_DQN), the defaults they were measured with; tests changed",
     "e29faac": "a comment in rlkit/algos/dqn/config.py gained the re-measured endings; no code changed",
     "06a3ec7": "compare_sb3.py records the machine of each sitting and run; what it measures and how is unchanged",
-    "87d14ab": "endings.py's late-evaluation count moved to course/measured.py; what it trains and records is unchanged",
+    "87d14ab": "endings.py's late-evaluation count moved to course/measured.py; what it trains and records is the same",
+    "4ec1fd6": "compare_sb3.py imports its IQM and bootstrap from course/pitfalls/statistics.py, the same code",
 }
 
 
