@@ -54,7 +54,7 @@ import numpy as np
 
 import rlkit
 from course.pitfalls.statistics import iqm_ci
-from rlkit import hardware
+from rlkit import atomic, hardware
 from rlkit.callbacks import Callback
 from rlkit.envs import solve_threshold
 from rlkit.evaluate import play_episodes
@@ -472,7 +472,7 @@ def main() -> None:
             "eval_every": schedule, "eval_episodes": EVAL_EPISODES,
             "max_steps": args.max_steps, "summary": summarize(runs) if runs else [], "runs": runs,
         }  # fmt: skip
-        args.out.write_text(json.dumps(document, indent=1) + "\n")
+        atomic.write_text(args.out, json.dumps(document, indent=1) + "\n")  # a kill keeps the last whole file
 
     if tasks and not args.summarize:
         context = multiprocessing.get_context("spawn")
