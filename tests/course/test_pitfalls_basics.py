@@ -115,6 +115,17 @@ def test_iqm_drops_a_quarter_at_each_end_and_its_interval_brackets_it():
     assert 0.0 < low < point < high < 18.0
 
 
+def test_fresh_miss_chance_is_how_often_a_resample_of_the_episodes_misses():
+    assert statistics.fresh_miss_chance([500.0] * 20, 475) == 0.0  # every episode solved: never misses
+    assert statistics.fresh_miss_chance([-300.0] * 20, -200) == 1.0  # every episode below: always misses
+    near = np.r_[np.full(18, -150.0), -500.0, -500.0]  # mean -185, two episodes of a swing-up that failed
+    chance = statistics.fresh_miss_chance(near, -200)
+    assert 0.2 < chance < 0.5, chance  # solved on these 20, yet a fresh 20 would miss often
+    assert statistics.fresh_miss_chance(near, -200, seed=1) == pytest.approx(chance, abs=0.05)
+    with pytest.raises(RlkitError, match="one episode return per entry"):
+        statistics.fresh_miss_chance([], -200)
+
+
 def test_sign_test_p_value_is_the_exact_two_sided_binomial_tail():
     assert statistics.sign_test_p_value(10, 20) == 1.0  # an even split is the likeliest outcome
     assert statistics.sign_test_p_value(20, 20) == pytest.approx(2 / 2**20)
