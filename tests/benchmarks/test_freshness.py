@@ -132,6 +132,7 @@ UNCHANGED_BY: dict[str, str] = {
     "87d14ab": "endings.py's late-evaluation count moved to course/measured.py; what it trains and records is the same",
     "4ec1fd6": "compare_sb3.py imports its IQM and bootstrap from course/pitfalls/statistics.py, the same code",
     "9159214": "compare_sb3.py writes its file atomically; what it measures and records is unchanged",
+    "f7a526c": "endings.py's table gained a column computed from the stored final returns; no run changed",
 }
 
 
