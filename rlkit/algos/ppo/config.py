@@ -23,7 +23,8 @@ class PPOConfig(ActorCriticConfig):
             "num_envs": 4, "num_steps": 1024, "gae_lambda": 0.95, "epochs": 10,
             "num_minibatches": 32, "learning_rate": 1e-3, "anneal_clip": False, "normalize_obs": True,
             "normalize_rewards": True, "eval_episodes": 20,
-            # an entropy bonus: without it 2 of 10 seeds (102, 104 in TF, 120k steps) settled at about -420
+            # an entropy bonus, chosen at the zoo's discount 0.9 (before the discount above; not re-measured
+            # at 0.98): without it 2 of 10 seeds (102, 104 in TF, 120k steps) settled at about -420
             # and never reached -200; with 0.01 one in torch (103) still did; with 0.03 every seed of ten
             # reached -200 in both frameworks, at a median of 61,440 (TF) / 63,488 (torch) steps (without
             # it: 61,440 in TF over the 8 that did; benchmarks/RESULTS.md)
