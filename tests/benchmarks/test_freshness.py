@@ -133,6 +133,7 @@ UNCHANGED_BY: dict[str, str] = {
     "4ec1fd6": "compare_sb3.py imports its IQM and bootstrap from course/pitfalls/statistics.py, the same code",
     "9159214": "compare_sb3.py writes its file atomically; what it measures and records is unchanged",
     "f7a526c": "endings.py's table gained a column computed from the stored final returns; no run changed",
+    "d7187d5": "a comment in rlkit/algos/ppo/config.py names the discount of its numbers; no code changed",
 }
 
 
