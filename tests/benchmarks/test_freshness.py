@@ -134,6 +134,10 @@ UNCHANGED_BY: dict[str, str] = {
     "9159214": "compare_sb3.py writes its file atomically; what it measures and records is unchanged",
     "f7a526c": "endings.py's table gained a column computed from the stored final returns; no run changed",
     "d7187d5": "a comment in rlkit/algos/ppo/config.py names the discount of its numbers; no code changed",
+    "6d65a7c": "TD3 on Pendulum adds 3-step returns (TD3Config.env_defaults; every other task and algorithm "
+    "unchanged): the runs it changes, TD3's rows of endings.json and its pair in compare_sb3.json (all three "
+    "libraries, one machine), were re-measured at it; td3_smoothing.json's runs pin n_step 1, the setting they "
+    "measured",
 }
 
 
