@@ -40,6 +40,11 @@ def iqm(values: np.ndarray) -> float | np.ndarray:
     return float(middle) if middle.ndim == 0 else middle
 
 
+def bootstrap_resamples(values: np.ndarray, draws: int, seed: int) -> np.ndarray:
+    """``draws`` resamples of the 1-D ``values`` with replacement, one per row, each as long as ``values``."""
+    return values[np.random.default_rng(seed).integers(0, len(values), size=(draws, len(values)))]
+
+
 def iqm_ci(values: np.ndarray, reps: int = 2_000, seed: int = 0) -> tuple[float, float, float]:
     """IQM over seeds and its 95% percentile-bootstrap interval, resampling seeds with replacement.
 
@@ -47,9 +52,7 @@ def iqm_ci(values: np.ndarray, reps: int = 2_000, seed: int = 0) -> tuple[float,
     rliable itself is not used: rliable 1.2 needs arch < 8, and arch 7.2 fails to import with pandas 3.1.
     """
     values = np.asarray(values, dtype=np.float64)
-    rng = np.random.default_rng(seed)
-    samples = values[rng.integers(0, len(values), size=(reps, len(values)))]
-    boot = iqm(samples)
+    boot = iqm(bootstrap_resamples(values, reps, seed))
     low, high = np.percentile(boot, [2.5, 97.5])
     return float(iqm(values)), float(low), float(high)
 
@@ -67,5 +70,4 @@ def fresh_miss_chance(returns, threshold: float, draws: int = 2_000, seed: int =
     returns = np.asarray(returns, dtype=np.float64)
     if returns.ndim != 1 or len(returns) == 0:
         raise RlkitError(f"returns must be one episode return per entry, got shape {returns.shape}")
-    picks = np.random.default_rng(seed).integers(0, len(returns), size=(draws, len(returns)))
-    return float(np.mean(returns[picks].mean(axis=1) < threshold))
+    return float(np.mean(bootstrap_resamples(returns, draws, seed).mean(axis=1) < threshold))
