@@ -3,8 +3,8 @@
 One DDPG critic update, repeated, written in several ways: the target under ``torch.no_grad()`` or not;
 detached inside the loss or not; and its mean logged as a Python float or added to a running total as a
 tensor (the ``total += loss`` habit). Per way the experiment measures the process's memory growth per update,
-the autograd graph still reachable afterwards, the time per update, and whether gradients landed on the
-target networks.
+the autograd graph still reachable afterwards (through the running total, and through the last target), the
+time per update, and whether gradients landed on the target networks.
 """
 
 from __future__ import annotations
@@ -112,6 +112,8 @@ def run_updates(
         "memory_per_update_mb": (end_memory - start_memory) / updates,
         "graph_mb_per_update": (graph_bytes(running_total) if log_tensor else 0) / 2**20 / (updates + 5),
         "graph_nodes_kept": graph_size(running_total) if log_tensor else 0,
+        # the last target's own graph, after its update: freed by the backward pass unless the loss detached it
+        "target_graph_mb_after_update": graph_bytes(y) / 2**20,
         "ms_per_update": 1e3 * float(np.median(times)),
         "gradients_on_targets": any(p.grad is not None for p in target_critic.parameters()),
     }

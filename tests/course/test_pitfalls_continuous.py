@@ -128,6 +128,9 @@ def test_no_grad_ways_differ_in_graph_kept_and_gradients_on_the_targets():
     assert not leaked["gradients_on_targets"]
     # only the graph no backward pass ran through still holds tensors; the attached one's were freed
     assert leaked["graph_mb_per_update"] > 0 == attached["graph_mb_per_update"] == with_no_grad["graph_mb_per_update"]
+    # a missing no_grad alone: the last target's graph was freed by its backward pass; detached, it was not
+    alone = way("no no_grad, log .item()")
+    assert alone["target_graph_mb_after_update"] == 0 < leaked["target_graph_mb_after_update"]
 
 
 def test_graph_size_counts_the_nodes_a_tensor_keeps_alive():
