@@ -9,9 +9,9 @@ one entry into rlkit's hyperparameters for the algorithm at hand, key by key, th
   value is converted when the two schedules coincide and refused when they do not: SB3's DQN copies its
   target every ``target_update_interval`` *environment* steps, rlkit's every ``target_update_every``
   *gradient* steps;
-- a key with no rlkit equivalent (``use_sde``, ``frame_stack``, ``policy_kwargs`` with ``ortho_init=False``)
-  is refused, naming the key, its value and what to write instead; one error lists every such key of the
-  entry, so that a file is fixed in one pass;
+- a key with no rlkit equivalent (``frame_stack``, ``policy_kwargs`` with ``ortho_init=False``, ``use_sde``
+  for an off-policy algorithm: rlkit's gSDE is PPO's and A2C's) is refused, naming the key, its value and
+  what to write instead; one error lists every such key of the entry, so that a file is fixed in one pass;
 - a key the entry does not name takes rlkit's default for the environment, not SB3's: an entry says what it
   sets, and rlkit's algorithms stay rlkit's (networks, initialisation, Adam, DQN's epsilon-greedy warm-up).
 
@@ -46,9 +46,8 @@ VEC_NORMALIZE_FIXED = {"clip_obs": 10.0, "clip_reward": 10.0, "epsilon": 1e-8}
 
 #: What rlkit has no equivalent for whatever the algorithm: key -> why, and what to do instead.
 NO_EQUIVALENT = {
-    "use_sde": "rlkit has no state-dependent exploration (gSDE); drop the key",
-    "sde_sample_freq": "gSDE's resampling interval; rlkit has no state-dependent exploration: drop the key",
-    "use_sde_at_warmup": "gSDE's warm-up switch; rlkit has no state-dependent exploration: drop the key",
+    "use_sde_at_warmup": "gSDE's warm-up switch of SB3's off-policy algorithms; rlkit's gSDE is PPO's and A2C's "
+    "only: drop the key",
     "frame_stack": "rlkit stacks no frames itself: drop the key and, in Python, pass "
     "wrappers=[lambda env: gymnasium.wrappers.FrameStackObservation(env, N)] to rlkit.train",
     "env_wrapper": "rlkit wraps no environment from a file: drop the key and pass the wrapper classes to "
@@ -268,6 +267,24 @@ def _clip_range_vf(value: Any, entry: Entry) -> dict[str, Any]:
     raise Refused("rlkit clips the value function by clip_range itself: drop the key, or write clip_value: true")
 
 
+def _use_sde(value: Any, entry: Entry) -> dict[str, Any]:
+    """gSDE: PPO's and A2C's ``use_sde``, the same switch; SB3's off-policy algorithms have it, rlkit's not."""
+    if not isinstance(value, bool):
+        raise Refused("must be true or false")
+    if entry.sb3 in ON_POLICY:
+        return {"use_sde": value}
+    if value is False:
+        return {}
+    raise Refused(f"rlkit's {entry.name} has no state-dependent exploration (gSDE; PPO and A2C have it): drop the key")
+
+
+def _sde_sample_freq(value: Any, entry: Entry) -> dict[str, Any]:
+    """gSDE's resampling interval in steps of each environment, as SB3 counts it (-1: once per rollout)."""
+    if entry.sb3 in ON_POLICY:
+        return {"sde_sample_freq": _count(value, "a whole number of steps")}
+    raise Refused(f"gSDE's resampling interval; rlkit's {entry.name} has no gSDE (PPO and A2C have it): drop the key")
+
+
 def _use_rms_prop(value: Any, entry: Entry) -> dict[str, Any]:
     if value is False:
         return {}
@@ -423,7 +440,7 @@ def _activation_fn(value: Any, entry: Entry) -> dict[str, Any]:
 def _log_std_init(value: Any, entry: Entry) -> dict[str, Any]:
     if entry.sb3 in ON_POLICY:
         return {"log_std_init": _number(value, "a number")}
-    raise Refused(f"log_std_init={value}: SB3 uses it with gSDE only, which rlkit has not; drop it")
+    raise Refused(f"log_std_init={value}: SB3 uses it with gSDE, which rlkit's {entry.name} has not; drop it")
 
 
 def _ortho_init(value: Any, entry: Entry) -> dict[str, Any]:
@@ -490,6 +507,8 @@ KEYS: dict[str, Key] = {
     "clip_range": Key(frozenset({"PPO"}), _clip_range),
     "clip_range_vf": Key(frozenset({"PPO"}), _clip_range_vf),
     "use_rms_prop": Key(frozenset({"A2C"}), _use_rms_prop),
+    "use_sde": Key(ON_POLICY | OFF_POLICY, _use_sde),
+    "sde_sample_freq": Key(ON_POLICY | OFF_POLICY, _sde_sample_freq),
     "normalize": Key(ANY, _normalize),
     "policy_kwargs": Key(ANY, _policy_kwargs),
     "buffer_size": Key(REPLAY, _same("buffer_size")),

@@ -13,7 +13,8 @@ learner it always had. The data are equal bit for bit, not merely alike:
   the others, and keeps its rows: each environment gets the draw it would have got, and the same
   floating-point result too (a matrix product's rounding depends on the batch's shape and on the row's
   place in it, not on the other rows' values). The learner's generator then continues from where the
-  workers' copies ended. The price: each worker computes the policy for all ``num_envs`` rows.
+  workers' copies ended. The price: each worker computes the policy for all ``num_envs`` rows. gSDE's noise
+  matrices (``use_sde``) are drawn the same way: every worker draws all ``num_envs`` of them when due.
 - what depends on all environments at once (reward scaling, episode logging, callbacks) stays with the
   learner, which replays it step by step over the stitched rollout. Observation normalisation would have to
   as well, but the workers act on normalised observations at every step, so a run with ``normalize_obs``
@@ -118,8 +119,9 @@ class RolloutWorker:
         rows = slice(spec.first, spec.first + spec.count)
         batch_obs = np.zeros((spec.total, spec.obs_dim), dtype=np.float32)  # the whole run's batch, other rows 0
         steps, episodes = [], []
-        for _ in range(num_steps):
+        for t in range(num_steps):
             batch_obs[rows] = agent.obs_normalizer(runner.obs)
+            agent.reset_noise(t, rng, spec.total)  # gSDE: every environment's matrices, as the loop draws them
             actions = agent.sample(batch_obs, rng)[rows]
             batch = runner.step(agent.to_env(actions))
             steps.append((batch.obs, actions, batch.rewards, batch.terminated, batch.truncated, batch.valid))

@@ -31,9 +31,12 @@ CASES = [
     ("a2c", True, {}),
     ("a2c", False, {"ent_coef": 0.01}),
     ("a2c", True, {"adam_eps": 1e-2}),  # as large as the gradients: it shapes every step
+    # gSDE: a state-dependent std from the actor's last hidden layer and a log std matrix
+    ("ppo", False, {"use_sde": True, "ent_coef": 0.01, "log_std_init": -0.5}),
+    ("a2c", False, {"use_sde": True, "ent_coef": 0.01}),
 ]
 IDS = ["ppo-categorical", "ppo-gaussian", "ppo-valueclip-entropy", "ppo-gaussian-tightclip", "a2c-categorical",
-       "a2c-gaussian-entropy", "a2c-adam-eps"]  # fmt: skip
+       "a2c-gaussian-entropy", "a2c-adam-eps", "ppo-gsde-entropy", "a2c-gsde-entropy"]  # fmt: skip
 
 
 def twins(algo: str, discrete: bool, **overrides):

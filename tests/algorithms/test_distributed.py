@@ -45,6 +45,8 @@ CASES = {
     "ppo-torch-cartpole": ("ppo", "torch", "CartPole-v1", 4, 2, {}),
     # Gaussian noise, reward scaling on the learner, uneven blocks (2 + 1)
     "a2c-tf-pendulum": ("a2c", "tf", "Pendulum-v1", 3, 2, {"normalize_rewards": True}),
+    # gSDE: every worker draws all environments' noise matrices, every 5 steps, and keeps its rows' actions
+    "a2c-torch-pendulum-gsde": ("a2c", "torch", "Pendulum-v1", 3, 2, {"use_sde": True, "sde_sample_freq": 5}),
 }
 
 

@@ -117,6 +117,7 @@ def test_off_policy_round_trip_keeps_networks_action_bounds_and_alpha(algo, fram
 @pytest.mark.parametrize(("algo", "env", "settings"), [
     ("rainbow", "CartPole-v1", {}),  # noisy, dueling, C51: every custom layer
     ("ppo", "Pendulum-v1", {}),  # the actor-critic model with its log std
+    ("ppo", "Pendulum-v1", {"use_sde": True}),  # gSDE's log std matrix, through get_config's sde_features
     ("sac", "Pendulum-v1", {}),  # actor, twin critics and log alpha
 ])  # fmt: skip
 def test_a_keras_checkpoint_opens_in_plain_keras(algo, env, settings, tmp_path):

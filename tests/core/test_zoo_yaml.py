@@ -27,8 +27,7 @@ ZOO = Path(__file__).resolve().parents[1] / "zoo"
 FILES = {"ppo": "ppo", "a2c": "a2c", "dqn": "dqn", "rainbow": "dqn", "ddpg": "ddpg", "td3": "td3", "sac": "sac"}
 #: The keys refused in each zoo entry rlkit cannot run as written; every other entry loads.
 REFUSED = {
-    ("ppo", "Pendulum-v1"): {"use_sde", "sde_sample_freq"},
-    ("a2c", "Pendulum-v1"): {"use_rms_prop", "policy_kwargs", "use_sde"},
+    ("a2c", "Pendulum-v1"): {"use_rms_prop", "policy_kwargs"},
     ("dqn", "Acrobot-v1"): {"target_update_interval"},
     ("rainbow", "Acrobot-v1"): {"target_update_interval"},
 }
@@ -106,9 +105,41 @@ def test_dqn_td3_ddpg_and_sac_entries_translate_key_by_key():
 
 
 def test_the_command_line_refuses_a_zoo_entry_before_training(capsys):
-    assert main(["train", "ppo", "--config", str(ZOO / "ppo.yml"), "--env", "Pendulum-v1", "--quiet"]) == 2
+    assert main(["train", "a2c", "--config", str(ZOO / "a2c.yml"), "--env", "Pendulum-v1", "--quiet"]) == 2
     error = capsys.readouterr().err
-    assert "use_sde: True — rlkit has no state-dependent exploration (gSDE); drop the key" in error
+    assert "use_rms_prop: True — rlkit's A2C steps with Adam (SB3's use_rms_prop: false): drop the key" in error
+
+
+def test_ppo_on_pendulum_from_the_zoo_explores_with_gsde():
+    """The zoo's tuned Pendulum entry: gSDE with new noise every 4 steps, read as rlkit's two fields."""
+    settings = load_yaml(ZOO / "ppo.yml", "Pendulum-v1", "ppo")
+    assert settings["use_sde"] is True and settings["sde_sample_freq"] == 4 and settings["gamma"] == 0.9
+    config = config_class("ppo").for_env("Pendulum-v1", **{k: v for k, v in settings.items() if k != "total_steps"})
+    assert config.use_sde and config.sde_sample_freq == 4
+
+
+@pytest.mark.parametrize("algo", ["ppo", "a2c"])
+def test_use_sde_and_sde_sample_freq_are_the_on_policy_gsde_fields(algo):
+    assert zoo(algo, use_sde=True, sde_sample_freq=8) == {"use_sde": True, "sde_sample_freq": 8}
+    assert zoo(algo, use_sde=False) == {"use_sde": False}
+    assert zoo(algo, use_sde=True, sde_sample_freq=-1) == {"use_sde": True, "sde_sample_freq": -1}  # per rollout
+    assert "use_sde: 'yes' — must be true or false" in refusal(algo, use_sde="yes")
+    assert "sde_sample_freq: 2.5 — must be a whole number of steps" in refusal(algo, sde_sample_freq=2.5)
+    assert "use_sde_at_warmup: True — gSDE's warm-up switch" in refusal(algo, use_sde_at_warmup=True)
+
+
+@pytest.mark.parametrize("algo", ["sac", "td3", "ddpg"])
+def test_gsde_of_the_off_policy_algorithms_is_refused_by_name(algo):
+    name = algo.upper()
+    message = refusal(algo, env="Pendulum-v1", use_sde=True, sde_sample_freq=4, use_sde_at_warmup=True)
+    assert refused_keys(message) == {"use_sde", "sde_sample_freq", "use_sde_at_warmup"}
+    assert f"use_sde: True — rlkit's {name} has no state-dependent exploration (gSDE; PPO and A2C have it): " in message
+    assert f"sde_sample_freq: 4 — gSDE's resampling interval; rlkit's {name} has no gSDE" in message
+    assert "rlkit's gSDE is PPO's and A2C's only: drop the key" in message
+    assert zoo(algo, env="Pendulum-v1", use_sde=False) == {}  # SB3's default, nothing to refuse
+    message = refusal(algo, env="Pendulum-v1", policy_kwargs="dict(log_std_init=-2)")
+    assert f"log_std_init=-2: SB3 uses it with gSDE, which rlkit's {name} has not; drop it" in message
+    assert "not a hyperparameter of SB3's DQN" in refusal("dqn", use_sde=True)
 
 
 # --- one test per translation ----------------------------------------------------------------------------
@@ -317,7 +348,7 @@ def test_target_update_interval_is_translated_exactly_when_a_gradient_step_count
 
 
 def test_keys_without_an_rlkit_equivalent_are_refused_with_the_fix():
-    assert "rlkit has no state-dependent exploration (gSDE); drop the key" in refusal("sac", use_sde=True)
+    assert "rlkit's SAC has no state-dependent exploration (gSDE; PPO and A2C have it)" in refusal("sac", use_sde=True)
     assert "FrameStackObservation(env, N)" in refusal("ppo", frame_stack=4)
     assert "rlkit.train(wrappers=[...])" in refusal("ppo", env_wrapper=["gymnasium.wrappers.TimeLimit"])
     assert "MLPs on flat observations (MlpPolicy)" in refusal("dqn", policy="CnnPolicy")
@@ -327,8 +358,8 @@ def test_keys_without_an_rlkit_equivalent_are_refused_with_the_fix():
     assert "n_epoch: 4 — neither an RL-Zoo key nor a PPO hyperparameter. Did you mean 'n_epochs'?" in refusal(
         "ppo", n_epoch=4
     )
-    message = refusal("ppo", use_sde=True, frame_stack=4, n_epochs=4)  # one error lists every refused key
-    assert refused_keys(message) == {"use_sde", "frame_stack"}
+    message = refusal("ppo", use_sde_at_warmup=True, frame_stack=4, n_epochs=4)  # every refused key in one error
+    assert refused_keys(message) == {"use_sde_at_warmup", "frame_stack"}
 
 
 def test_rlkit_keys_beside_zoo_keys_and_a_field_set_twice():

@@ -93,8 +93,9 @@ class RolloutLoop(training.Loop):
         point of loops that collect elsewhere (``rlkit.distributed``: the same steps on Ray actors)."""
         agent, runner, normalize = self.agent, self.runner, self.agent.obs_normalizer
         stop = False
-        for _ in range(self.agent.config.num_steps):
+        for t in range(self.agent.config.num_steps):
             obs = normalize(runner.obs, update=True)
+            agent.reset_noise(t, self.rng, self.agent.config.num_envs)  # gSDE only
             actions = agent.sample(obs, self.rng)
             batch = runner.step(agent.to_env(actions))
             stop = self.record(obs, actions, batch, *runner.pop_episodes(), hooks) or stop
@@ -142,6 +143,9 @@ class ActorCriticAgent(Agent):
         self.action, self.discrete = action, action["discrete"]
         #: The image observations' description and encoders (``rlkit/encoders.py``), None for flat ones.
         self.image = image
+        #: gSDE's exploration matrices, (num_envs, hidden_sizes[-1], action_dim), drawn by :meth:`reset_noise`
+        #: and held between draws; None without gSDE (or before a rollout's first draw).
+        self.noise: np.ndarray | None = None
         if image is None:
             self.obs_normalizer = ObservationNormalizer((obs_dim,), enabled=config.normalize_obs)
         else:
@@ -166,7 +170,7 @@ class ActorCriticAgent(Agent):
 
     def refresh(self) -> None:
         """Copy the learner's actor weights (its encoder's first, for images; and the log std) into the numpy
-        forward pass used for acting."""
+        forward pass used for acting. With gSDE ``_std`` is sigma, (hidden_sizes[-1], action_dim)."""
         weights = self.learner.get_weights()
         encoder_arrays = 0 if self.image is None else 2 * len(self.image.convs)
         actor_arrays = encoder_arrays + 2 * (len(self.config.hidden_sizes) + 1)
@@ -179,6 +183,12 @@ class ActorCriticAgent(Agent):
         if self.image is not None:
             normalized_obs = encode(self._encoder, normalized_obs, self.image)
         return mlp_forward(self._actor, normalized_obs, activation="tanh")
+
+    def policy_features(self, normalized_obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """gSDE: the Gaussian means and the actor's last hidden activations z(s), the latent features its noise
+        multiplies (flat observations: ``check_sde`` refuses images). The means equal :meth:`policy_output`'s."""
+        features = np.tanh(mlp_forward(self._actor[:-2], normalized_obs, activation="tanh"))
+        return features @ self._actor[-2] + self._actor[-1], features
 
     def export_plan(self) -> PolicyPlan:
         """The observation normalisation, then argmax over the logits or the Gaussian mean clipped to the
@@ -196,8 +206,38 @@ class ActorCriticAgent(Agent):
     def export_reference(self, obs: np.ndarray) -> np.ndarray:
         return self.policy_output(self.obs_normalizer(obs))
 
-    def sample(self, normalized_obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Raw policy samples: action indices, or unclipped Gaussian draws (what log-probabilities refer to)."""
+    def draw_noise(self, rng: np.random.Generator, rows: int) -> np.ndarray:
+        """gSDE: ``rows`` exploration matrices E, each entry ~ N(0, sigma^2) for the current log std matrix."""
+        return self._std * rng.standard_normal((rows, *self._std.shape))
+
+    def reset_noise(self, step: int, rng: np.random.Generator, rows: int) -> None:
+        """gSDE: before step ``step`` of a rollout, draw new matrices for the ``rows`` environments when due: at
+        step 0 and every ``sde_sample_freq`` steps (at step 0 only if that is <= 0), else keep them. Without
+        gSDE nothing is drawn, so the run's random stream is the plain Gaussian's.
+
+        Every rollout starts with a draw from the loop's generator, and a run is saved and resumed at a
+        rollout's boundary (after its update): a resumed run draws the same matrices from the restored
+        generator as the uninterrupted one, so the noise itself is never saved."""
+        freq = self.config.sde_sample_freq
+        if self.config.use_sde and (step == 0 or (freq > 0 and step % freq == 0)):
+            self.noise = self.draw_noise(rng, rows)
+
+    def sample(
+        self, normalized_obs: np.ndarray, rng: np.random.Generator, noise: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Raw policy samples: action indices, or unclipped Gaussian draws (what log-probabilities refer to).
+        With gSDE, mu(s) + z(s) E with the held matrices E (:meth:`reset_noise`; ``noise`` instead, one per row):
+        rng is not read, the noise was drawn when the matrices were."""
+        if self.config.use_sde and not self.discrete:
+            means, features = self.policy_features(normalized_obs)
+            matrices = self.noise if noise is None else noise
+            if matrices is None or len(matrices) != len(means):
+                got = None if matrices is None else matrices.shape
+                raise RlkitError(
+                    f"gSDE samples with one noise matrix per observation: {len(means)} observations and noise "
+                    f"{got}: call reset_noise(step, rng, {len(means)}) first, or pass noise=draw_noise(rng, rows)"
+                )
+            return (means + np.einsum("bh,bha->ba", features, matrices)).astype(np.float32)
         out = self.policy_output(normalized_obs)
         if self.discrete:  # Gumbel-max: argmax(logits + Gumbel noise) is a categorical sample
             return (out - np.log(-np.log(rng.random(out.shape)))).argmax(axis=1)
@@ -218,7 +258,10 @@ class ActorCriticAgent(Agent):
             out = self.policy_output(normalized)
             actions = out.argmax(axis=1) if self.discrete else out
         else:
-            actions = self.sample(normalized, rng or np.random.default_rng())
+            rng = rng or np.random.default_rng()
+            # gSDE: fresh matrices for this call's observations (the loop's held ones are its rollout's)
+            noise = self.draw_noise(rng, len(normalized)) if self.config.use_sde else None
+            actions = self.sample(normalized, rng, noise)
         actions = self.to_env(actions)
         return (int(actions[0]) if self.discrete else actions[0]) if single else actions
 

@@ -10,6 +10,7 @@ import numpy as np
 from rlkit.algos.config_base import HIDDEN_SIZES_RULE, AlgorithmConfig
 from rlkit.contracts import Field, TensorContract
 from rlkit.encoders import ImageSpec, init_conv_weights
+from rlkit.errors import RlkitError
 from rlkit.nets import orthogonal_mlp_weights
 from rlkit.schedules import ConstantSchedule, LinearDecay
 
@@ -61,8 +62,19 @@ class ActorCriticConfig(AlgorithmConfig):
     #: Running normalisation of observations and (by the discounted return's std) of rewards.
     normalize_obs: bool = False
     normalize_rewards: bool = False
-    #: Initial log standard deviation of the Gaussian policy (continuous actions).
+    #: Initial log standard deviation of the Gaussian policy (continuous actions); with ``use_sde``, of every
+    #: entry of the log std matrix.
     log_std_init: float = 0.0
+    #: Generalized state-dependent exploration (gSDE, Raffin et al. 2022; continuous actions): explore with a
+    #: noise matrix E ~ N(0, sigma^2), shape (hidden_sizes[-1], action_dim), per environment, multiplying the
+    #: actor's last hidden activations z(s): a = mu(s) + z(s) E. Held for ``sde_sample_freq`` steps, the noise
+    #: is a function of the state, so nearby states in consecutive steps get similar perturbations: exploration
+    #: correlated in time rather than independent at every step. The policy's std then depends on the state,
+    #: std_k(s) = sqrt(sum_j z_j(s)^2 sigma_jk^2), and log std becomes a matrix (SB3's ``use_sde``).
+    #: Off by default: the plain Gaussian's runs stay as they were, draw for draw.
+    use_sde: bool = False
+    #: With ``use_sde``: draw new noise matrices every this many steps of a rollout (<= 0: only at its start).
+    sde_sample_freq: int = -1
     #: Greedy evaluation every ``eval_every`` environment steps over ``eval_episodes`` episodes.
     eval_every: int = 10_000
     eval_episodes: int = 10
@@ -93,6 +105,8 @@ class ActorCriticConfig(AlgorithmConfig):
             (self.eval_every > 0, "eval_every", "> 0"),
             (self.eval_episodes > 0, "eval_episodes", "> 0"),
             (self.encoder in ("auto", "nature", "minatar"), "encoder", "'auto', 'nature' or 'minatar'"),
+            # gSDE's std reads the actor's last hidden activations in float32 (its numpy twin does too)
+            (not self.use_sde or self.precision == "fp32", "precision", "'fp32' with use_sde=True"),
         ]
 
 
@@ -139,14 +153,35 @@ def initial_weights(
 ) -> list:
     """Orthogonal init drawn in numpy, so both frameworks start from the same network for the same seed.
 
-    Policy head gain 0.01 (a near-uniform initial policy), value head gain 1, log std ``log_std_init``. For
+    Policy head gain 0.01 (a near-uniform initial policy), value head gain 1, log std ``log_std_init`` (a
+    (hidden_sizes[-1], action_dim) matrix of it with ``use_sde``; :func:`check_sde` refuses it first). For
     image observations each network's encoder comes first (torch's Conv2d default, as DQN's: its kernels and
     biases, then the MLP, which reads the encoder's ``flat_size`` features).
     """
+    check_sde(config, discrete, image)
     features = obs_dim if image is None else image.flat_size
     actor = orthogonal_mlp_weights([features, *config.hidden_sizes, action_dim], seed, output_gain=0.01)
     critic = orthogonal_mlp_weights([features, *config.hidden_sizes, 1], seed + 1, output_gain=1.0)
     if image is not None:
         actor, critic = [*init_conv_weights(image, seed + 2), *actor], [*init_conv_weights(image, seed + 3), *critic]
-    log_std = [] if discrete else [np.full(action_dim, config.log_std_init, dtype=np.float32)]
+    shape = (config.hidden_sizes[-1], action_dim) if config.use_sde else (action_dim,)
+    log_std = [] if discrete else [np.full(shape, config.log_std_init, dtype=np.float32)]
     return [*actor, *critic, *log_std]
+
+
+def check_sde(config: ActorCriticConfig, discrete: bool, image: ImageSpec | None) -> None:
+    """Refuse gSDE where it has no meaning or no implementation, before a network is built: it perturbs a
+    Gaussian's mean (no categorical policy has one), and reads the last hidden layer of an MLP on flat
+    observations (the numpy actor has no image path for it)."""
+    if not config.use_sde:
+        return
+    if discrete:
+        raise RlkitError(
+            f"{config.algorithm()}: use_sde=True (gSDE) explores continuous actions, and this environment's actions "
+            "are discrete: train with use_sde=False"
+        )
+    if image is not None:
+        raise RlkitError(
+            f"{config.algorithm()}: use_sde=True (gSDE) is implemented for flat observations, and this environment's "
+            f"are images {image.shape}: train with use_sde=False, or flatten them (wrappers=[FlattenObservation])"
+        )

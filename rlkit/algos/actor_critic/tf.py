@@ -29,6 +29,9 @@ from rlkit.contracts import TensorContract
 from rlkit.encoders import ImageSpec
 
 LOG_2PI = math.log(2 * math.pi)
+#: Added to gSDE's variance before its log (SB3's 1e-6): a state whose latent
+#: features are all zero would have a zero std.
+SDE_EPS = 1e-6
 
 
 def build_mlp(
@@ -59,7 +62,8 @@ def build_mlp(
 @keras.saving.register_keras_serializable("rlkit")
 class ActorCriticModel(keras.Model):
     """Actor, critic and the Gaussian policy's log std (``log_std_size`` 0 for
-    discrete actions) in one model.
+    discrete actions) in one model. With gSDE (``sde_features`` = the actor's last
+    hidden width) the log std is a matrix, one entry per latent feature and action.
 
     For images each network has its own encoder, not one trunk with two heads
     (CleanRL's Atari PPO): the loss sums the policy and value losses, so a shared
@@ -75,14 +79,17 @@ class ActorCriticModel(keras.Model):
         actor: keras.Model,
         critic: keras.Model,
         log_std_size: int = 0,
+        sde_features: int = 0,
         **kwargs,
     ):
         super().__init__(**kwargs)
         self.actor, self.critic, self.log_std_size = actor, critic, log_std_size
+        self.sde_features = sde_features
+        # differs: gSDE's matrix as (features, action_dim), as a Dense kernel is (in,
+        # out); torch's is (action_dim, features)
+        shape = (sde_features, log_std_size) if sde_features else (log_std_size,)
         self.log_std = (
-            self.add_weight(
-                shape=(log_std_size,), initializer="zeros", name="log_std"
-            )
+            self.add_weight(shape=shape, initializer="zeros", name="log_std")
             if log_std_size
             else None
         )
@@ -117,6 +124,7 @@ class ActorCriticModel(keras.Model):
             "actor": keras.saving.serialize_keras_object(self.actor),
             "critic": keras.saving.serialize_keras_object(self.critic),
             "log_std_size": self.log_std_size,
+            "sde_features": self.sde_features,
         }
 
     @classmethod
@@ -135,14 +143,15 @@ def build_model(
     device: str,
     image: ImageSpec | None = None,
 ) -> ActorCriticModel:
-    """Actor (logits or Gaussian mean, plus a state-independent log std) and critic
-    in one model, so that a checkpoint is that model's weights; with the seed's
-    initial weights (the same as torch's). ``image``: each network reads the images
-    through its own convolutional encoder."""
+    """Actor (logits or Gaussian mean, plus a state-independent log std, or gSDE's
+    log std matrix) and critic in one model, so that a checkpoint is that model's
+    weights; with the seed's initial weights (the same as torch's). ``image``: each
+    network reads the images through its own convolutional encoder."""
     precision = parts.compute_dtype(config.precision, device)
     actor = build_mlp(obs_dim, action_dim, config.hidden_sizes, image, precision)
     critic = build_mlp(obs_dim, 1, config.hidden_sizes, image, precision)
-    model = ActorCriticModel(actor, critic, 0 if discrete else action_dim)
+    sde = config.hidden_sizes[-1] if config.use_sde else 0
+    model = ActorCriticModel(actor, critic, 0 if discrete else action_dim, sde)
     weights = initial_weights(obs_dim, action_dim, discrete, config, seed, image)
     set_weights(model, weights)
     return model
@@ -159,20 +168,46 @@ def parameters(model: ActorCriticModel) -> list[tf.Variable]:
     ]
 
 
+def actor_outputs(model: ActorCriticModel, obs):
+    """The actor's output and, with gSDE, its last hidden layer's activations (the
+    latent features its noise multiplies; None without)."""
+    if not model.sde_features:
+        return model.actor(obs, training=True), None
+    *trunk, head = model.actor.layers  # fp32 only (the config checks): no cast
+    features = obs
+    for layer in trunk:
+        features = layer(features)
+    return head(features), features
+
+
+def sde_log_std(log_std, features):
+    """gSDE's log std at each state: log sqrt(sum_j z_j^2 sigma_jk^2), the std of
+    mu + z E with E ~ N(0, sigma^2). The features are detached (SB3's default):
+    the network learns through the mean only, sigma through this std."""
+    # differs: the matrix is (features, action_dim) here: a Dense kernel's product
+    variance = tf.stop_gradient(features) ** 2 @ tf.exp(2.0 * log_std)
+    return 0.5 * tf.math.log(variance + SDE_EPS)
+
+
 def log_prob_entropy(model: ActorCriticModel, obs, actions):
     """log pi(a|s) and the policy's entropy at s: categorical over logits, or
-    diagonal Gaussian."""
-    out, log_std = model.actor(obs, training=True), model.log_std
+    diagonal Gaussian (with gSDE, its std depends on s)."""
+    (out, features), log_std = actor_outputs(model, obs), model.log_std
     if log_std is None:
         log_p = tf.nn.log_softmax(out, axis=-1)
         log_probs = tf.gather(log_p, actions, batch_dims=1)
         entropy = -tf.reduce_sum(tf.exp(log_p) * log_p, axis=-1)
-    else:
+    elif features is None:
         z = (actions - out) / tf.exp(log_std)
         log_probs = tf.reduce_sum(-0.5 * z**2 - log_std - 0.5 * LOG_2PI, axis=-1)
         entropy = tf.fill(
             [tf.shape(obs)[0]], tf.reduce_sum(log_std + 0.5 * (1.0 + LOG_2PI))
         )
+    else:
+        log_std = sde_log_std(log_std, features)
+        z = (actions - out) / tf.exp(log_std)
+        log_probs = tf.reduce_sum(-0.5 * z**2 - log_std - 0.5 * LOG_2PI, axis=-1)
+        entropy = tf.reduce_sum(log_std + 0.5 * (1.0 + LOG_2PI), axis=-1)
     return log_probs, entropy
 
 
@@ -228,8 +263,8 @@ def rows(batch: Batch, indices) -> Batch:
 
 def get_weights(model: ActorCriticModel) -> list[np.ndarray]:
     """``[actor W0, b0, ..., critic W0, b0, ...(, log_std)]``, each kernel as
-    (in, out) (Keras' layout); an encoder's (kh, kw, in, out) kernels and biases
-    lead its network's arrays."""
+    (in, out) (Keras' layout; gSDE's log std as (features, action_dim)); an
+    encoder's (kh, kw, in, out) kernels and biases lead its network's arrays."""
     # differs: one traced read of every variable; torch reads them tensor by tensor
     return [value.numpy() for value in model.read_parameters()]
 

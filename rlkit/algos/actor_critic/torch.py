@@ -28,6 +28,9 @@ from rlkit.contracts import TensorContract
 from rlkit.encoders import ImageSpec
 
 LOG_2PI = math.log(2 * math.pi)
+#: Added to gSDE's variance before its log (SB3's 1e-6): a state whose latent
+#: features are all zero would have a zero std.
+SDE_EPS = 1e-6
 
 
 def build_mlp(
@@ -52,7 +55,8 @@ def build_mlp(
 
 class ActorCriticModel(nn.Module):
     """Actor, critic and the Gaussian policy's log std (``log_std_size`` 0 for
-    discrete actions) in one model.
+    discrete actions) in one model. With gSDE (``sde_features`` = the actor's last
+    hidden width) the log std is a matrix, one entry per latent feature and action.
 
     For images each network has its own encoder, not one trunk with two heads
     (CleanRL's Atari PPO): the loss sums the policy and value losses, so a shared
@@ -64,13 +68,19 @@ class ActorCriticModel(nn.Module):
     """
 
     def __init__(
-        self, actor: nn.Module, critic: nn.Module, log_std_size: int = 0
+        self,
+        actor: nn.Module,
+        critic: nn.Module,
+        log_std_size: int = 0,
+        sde_features: int = 0,
     ) -> None:
         super().__init__()
         self.actor, self.critic, self.log_std_size = actor, critic, log_std_size
-        self.log_std = (
-            nn.Parameter(torch.zeros(log_std_size)) if log_std_size else None
-        )
+        self.sde_features = sde_features
+        # differs: gSDE's matrix as (action_dim, features), as a Linear's weight is
+        # (out, in); Keras' is (in, out), the layout get_weights hands out
+        shape = (log_std_size, sde_features) if sde_features else (log_std_size,)
+        self.log_std = nn.Parameter(torch.zeros(shape)) if log_std_size else None
 
     def forward(self, obs):
         return self.actor(obs), self.critic(obs)
@@ -85,14 +95,16 @@ def build_model(
     device: torch.device,
     image: ImageSpec | None = None,
 ) -> ActorCriticModel:
-    """Actor (logits or Gaussian mean, plus a state-independent log std) and critic
-    in one model, so that a checkpoint is that model's state_dict; on ``device``,
-    with the seed's initial weights (the same as tf's). ``image``: each network
-    reads the images through its own convolutional encoder."""
+    """Actor (logits or Gaussian mean, plus a state-independent log std, or gSDE's
+    log std matrix) and critic in one model, so that a checkpoint is that model's
+    state_dict; on ``device``, with the seed's initial weights (the same as tf's).
+    ``image``: each network reads the images through its own convolutional
+    encoder."""
     precision = parts.compute_dtype(config.precision, device)
     actor = build_mlp(obs_dim, action_dim, config.hidden_sizes, image, precision)
     critic = build_mlp(obs_dim, 1, config.hidden_sizes, image, precision)
-    model = ActorCriticModel(actor, critic, 0 if discrete else action_dim)
+    sde = config.hidden_sizes[-1] if config.use_sde else 0
+    model = ActorCriticModel(actor, critic, 0 if discrete else action_dim, sde)
     model = model.to(device)
     weights = initial_weights(obs_dim, action_dim, discrete, config, seed, image)
     set_weights(model, weights)
@@ -106,18 +118,44 @@ def parameters(model: ActorCriticModel) -> list[nn.Parameter]:
     return [*model.actor.parameters(), *model.critic.parameters(), *log_std]
 
 
+def actor_outputs(model: ActorCriticModel, obs):
+    """The actor's output and, with gSDE, its last hidden layer's activations (the
+    latent features its noise multiplies; None without)."""
+    if not model.sde_features:
+        return model.actor(obs), None
+    *trunk, head = model.actor  # fp32 only (the config checks): no autocast
+    features = obs
+    for layer in trunk:
+        features = layer(features)
+    return head(features), features
+
+
+def sde_log_std(log_std, features):
+    """gSDE's log std at each state: log sqrt(sum_j z_j^2 sigma_jk^2), the std of
+    mu + z E with E ~ N(0, sigma^2). The features are detached (SB3's default):
+    the network learns through the mean only, sigma through this std."""
+    # differs: the matrix is (action_dim, features) here: a Linear's product
+    variance = nn.functional.linear(features.detach() ** 2, torch.exp(2.0 * log_std))
+    return 0.5 * torch.log(variance + SDE_EPS)
+
+
 def log_prob_entropy(model: ActorCriticModel, obs, actions):
     """log pi(a|s) and the policy's entropy at s: categorical over logits, or
-    diagonal Gaussian."""
-    out, log_std = model.actor(obs), model.log_std
+    diagonal Gaussian (with gSDE, its std depends on s)."""
+    (out, features), log_std = actor_outputs(model, obs), model.log_std
     if log_std is None:
         log_p = torch.log_softmax(out, dim=-1)
         log_probs = log_p.gather(1, actions.long()[:, None]).squeeze(1)
         entropy = -(log_p.exp() * log_p).sum(dim=-1)
-    else:
+    elif features is None:
         z = (actions - out) / log_std.exp()
         log_probs = (-0.5 * z**2 - log_std - 0.5 * LOG_2PI).sum(dim=-1)
         entropy = (log_std + 0.5 * (1.0 + LOG_2PI)).sum().expand(len(obs))
+    else:
+        log_std = sde_log_std(log_std, features)
+        z = (actions - out) / log_std.exp()
+        log_probs = (-0.5 * z**2 - log_std - 0.5 * LOG_2PI).sum(dim=-1)
+        entropy = (log_std + 0.5 * (1.0 + LOG_2PI)).sum(dim=-1)
     return log_probs, entropy
 
 
@@ -178,8 +216,8 @@ def rows(batch: Batch, indices) -> Batch:
 
 def get_weights(model: ActorCriticModel) -> list[np.ndarray]:
     """``[actor W0, b0, ..., critic W0, b0, ...(, log_std)]``, each kernel as
-    (in, out) (Keras' layout); an encoder's (kh, kw, in, out) kernels and biases
-    lead its network's arrays."""
+    (in, out) (Keras' layout; gSDE's log std as (features, action_dim)); an
+    encoder's (kh, kw, in, out) kernels and biases lead its network's arrays."""
     # differs: torch weights are read tensor by tensor; Keras reads them in one call
     weights = [param.detach().cpu().numpy() for param in parameters(model)]
     return [parts.to_keras_layout(weight).copy() for weight in weights]
