@@ -133,6 +133,8 @@ UNCHANGED_BY: dict[str, str] = {
     "4ec1fd6": "compare_sb3.py imports its IQM and bootstrap from course/pitfalls/statistics.py, the same code",
     "9159214": "compare_sb3.py writes its file atomically; what it measures and records is unchanged",
     "f7a526c": "endings.py's table gained a column computed from the stored final returns; no run changed",
+    "9972ceb": "gSDE added to A2C and PPO as an option (use_sde), off by default: default runs' weights and metrics "
+    "bit-identical (tools/weights_fingerprint.py: a2c, a2c-pendulum, ppo, ppo-pendulum, ppo-minatar, both frameworks)",
     "d7187d5": "a comment in rlkit/algos/ppo/config.py names the discount of its numbers; no code changed",
     "6d65a7c": "TD3 on Pendulum adds 3-step returns (TD3Config.env_defaults; every other task and algorithm "
     "unchanged): the runs it changes, TD3's rows of endings.json and its pair in compare_sb3.json (all three "
