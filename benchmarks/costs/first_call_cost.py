@@ -7,6 +7,12 @@ weights back (all a rollout asks of the learner), and then milliseconds per such
 The frameworks alternate (torch, tf, torch, ...) so that a busy machine slows both alike.
 Wall and CPU seconds are both reported.
 
+A rollout asks four things of the learner: the values and old log-probabilities, the learning rate set,
+the update, and the weights read back twice (the acting copy's refresh, the NaN check). A second table
+splits the traced rollout's CPU time into those parts, beside the cheapest call of each framework (torch:
+an add of two one-element tensors; TensorFlow: a traced function that adds one to its one-element input),
+the per-call floor of any part.
+
     python -m benchmarks.costs.first_call_cost                     # 3 repeats of each case
     python -m benchmarks.costs.first_call_cost --repeats 5 --updates 50
 """
@@ -23,6 +29,8 @@ import time
 import numpy as np
 
 CASES = [("ppo", "CartPole-v1"), ("a2c", "CartPole-v1"), ("ppo", "Pendulum-v1")]
+#: What a rollout asks of the learner, in the loop's order (the second table's columns).
+PARTS = ("values", "learning_rate", "update", "weights")
 
 
 def clocks() -> tuple[float, float]:
@@ -67,8 +75,16 @@ def measure(algo: str, env: str, framework: str, updates: int) -> dict:
     learner.get_weights()  # the agent's first refresh, when it is built
     result["build"] = since(start)
 
+    parts = dict.fromkeys(PARTS, 0.0)
+
+    def timed(part: str, call):
+        start = time.process_time()
+        output = call()
+        parts[part] += time.process_time() - start
+        return output
+
     def one_update() -> None:  # what RolloutLoop.advance asks of the learner per rollout
-        values, old_log_probs = learner.values_and_log_probs(obs, actions)
+        values, old_log_probs = timed("values", lambda: learner.values_and_log_probs(obs, actions))
         batch = {
             "obs": obs[:size],
             "actions": actions,
@@ -78,20 +94,48 @@ def measure(algo: str, env: str, framework: str, updates: int) -> dict:
             "old_values": values[:size].astype(np.float32),
         }
         minibatches = np.stack([minibatch_indices(size, config.num_minibatches, rng) for _ in range(config.epochs)])
-        learner.set_learning_rate(config.learning_rate)
-        learner.update(batch, minibatches, config.clip_range, np.inf)
-        learner.get_weights(), learner.get_weights()  # the acting copy's refresh, the NaN check
+        timed("learning_rate", lambda: learner.set_learning_rate(config.learning_rate))
+        timed("update", lambda: learner.update(batch, minibatches, config.clip_range, np.inf))
+        timed("weights", lambda: (learner.get_weights(), learner.get_weights()))  # the refresh, the NaN check
 
     start = clocks()
     one_update()
     result["first_update"] = since(start)
     one_update()  # a second call can still trace (a new constant, a new shape)
+    parts.update(dict.fromkeys(PARTS, 0.0))
     start = clocks()
     for _ in range(updates):
         one_update()
     wall, cpu = since(start)
     result["update_ms"] = [1e3 * wall / updates, 1e3 * cpu / updates]
+    result["parts_ms"] = {part: 1e3 * seconds / updates for part, seconds in parts.items()}
+    result["cheapest_call_ms"] = cheapest_call_ms(framework)
     return result
+
+
+def cheapest_call_ms(framework: str, calls: int = 2_000) -> float:
+    """CPU ms of the framework's cheapest call from Python: a one-element add (torch), a traced function
+    adding one to a one-element tensor (TensorFlow), the median of five rounds of ``calls``."""
+    if framework == "torch":
+        import torch
+
+        x = torch.ones(1)
+
+        def call():
+            return torch.add(x, 1.0)
+    else:
+        import tensorflow as tf
+
+        x = tf.ones(1)
+        call = tf.function(lambda value: value + 1.0)
+    call(x) if framework == "tf" else call()
+    rounds = []
+    for _ in range(5):
+        start = time.process_time()
+        for _ in range(calls):
+            call(x) if framework == "tf" else call()
+        rounds.append((time.process_time() - start) / calls)
+    return 1e3 * float(np.median(rounds))
 
 
 def main() -> None:
@@ -120,6 +164,11 @@ def main() -> None:
                 wall, cpu = np.median([result[phase] for result in results], axis=0)
                 cells.append(f"{scale.format(wall)} / {scale.format(cpu)}")
             print(f"{framework:<9} {cells[0]:>13} {cells[1]:>15} {cells[2]:>15}", flush=True)
+        print(f"CPU ms per traced rollout, by part: {' '.join(f'{part:>13}' for part in PARTS)} {'cheapest call':>13}")
+        for framework, results in runs.items():
+            cells = [np.median([result["parts_ms"][part] for result in results]) for part in PARTS]
+            cheapest = np.median([result["cheapest_call_ms"] for result in results])
+            print(f"{framework:<34} {' '.join(f'{cell:>13.3f}' for cell in cells)} {cheapest:>13.4f}", flush=True)
         print()
 
 
