@@ -63,6 +63,8 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
         *LIBRARY, "benchmarks/costs/update_cost.py", "benchmarks/costs/large_nets.py", "course/blas.py"
     ),
     "cnn_update.json": (*LIBRARY, "rlkit/encoders.py", "benchmarks/costs/cnn_update.py"),
+    # torch's eager floor beside TF's step: the library, the learners' update timing, and the script
+    "eager_floor.json": (*LIBRARY, "benchmarks/costs/update_cost.py", "benchmarks/costs/eager_floor.py"),
     # the library, the export paths, and the script that trains, exports and times the policies (chapter 42)
     "litert.json": (*LIBRARY, "rlkit/export.py", "benchmarks/costs/litert.py"),
     # the library, the image encoders and Atari/MinAtar wrappers, and the script of the MinAtar runs (chapter 16)
