@@ -143,6 +143,10 @@ UNCHANGED_BY: dict[str, str] = {
     "libraries, one machine), were re-measured at it; td3_smoothing.json's runs pin n_step 1, the setting they "
     "measured",
     "7656879": "a comment in rlkit/algos/td3/agent.py names the largest first solve measured; no code changed",
+    "2dbea08": "DQN on LunarLander-v3 adds 3-step returns, prioritized replay and C51 over -300..300, with a "
+    "200,000-step budget (DQNConfig.env_defaults, DEFAULT_TOTAL_STEPS; Rainbow's budgets derive from it, and no file "
+    "here trains Rainbow on LunarLander): the runs it changes, harder_tasks.json's DQN LunarLander runs, were "
+    "re-measured at it; every other task and algorithm unchanged",
 }
 
 
