@@ -147,6 +147,8 @@ UNCHANGED_BY: dict[str, str] = {
     "200,000-step budget (DQNConfig.env_defaults, DEFAULT_TOTAL_STEPS; Rainbow's budgets derive from it, and no file "
     "here trains Rainbow on LunarLander): the runs it changes, harder_tasks.json's DQN LunarLander runs, were "
     "re-measured at it; every other task and algorithm unchanged",
+    "20176d9": "a comment in rlkit/algos/dqn/config.py gained the LunarLander default's measured endings; no code "
+    "changed",
 }
 
 
