@@ -40,8 +40,16 @@ def provenance(module: str) -> dict:
     return {
         "command": f"python -m {module} " + " ".join(portable(sys.argv[1:])),
         "rlkit_commit": commit(), "machine": machine(), "versions": hardware.versions(),
-        "load_average_at_start": os.getloadavg(), "started": now(),
+        "load_average_at_start": os.getloadavg(), "started": now(), **preloaded(),
     }  # fmt: skip
+
+
+def preloaded() -> dict:
+    """The libraries preloaded into the pass (``LD_PRELOAD``), by file name, when there are any: one that
+    answers MKL's vendor check changes torch's numbers on another vendor's CPU (chapter 40), so a pass made
+    with one must say so."""
+    names = [Path(library).name for library in os.environ.get("LD_PRELOAD", "").replace(":", " ").split()]
+    return {"preloaded": names} if names else {}
 
 
 def run_into_file(

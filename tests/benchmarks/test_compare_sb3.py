@@ -157,6 +157,17 @@ def test_the_recorded_command_keeps_no_folder_of_this_machine(tmp_path):
     ]  # fmt: skip
 
 
+def test_a_pass_made_with_a_preloaded_library_names_it_and_no_folder(monkeypatch):
+    """A preload that answers MKL's vendor check gives torch other numbers on an AMD CPU (chapter 40): the
+    record of a pass made with one names the library, by file name only."""
+    from benchmarks._results_file import provenance
+
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
+    assert "preloaded" not in provenance("benchmarks.learning.endings")
+    monkeypatch.setenv("LD_PRELOAD", "/opt/shim/libintel_cpu_true.so:/usr/lib/libjemalloc.so")
+    assert provenance("benchmarks.learning.endings")["preloaded"] == ["libintel_cpu_true.so", "libjemalloc.so"]
+
+
 def test_the_commit_stamp_marks_edits_to_any_measured_code_but_not_the_results_files(tmp_path):
     """A results file names the commit it measured; an uncommitted edit to the library, the course's package or
     a benchmark script must show as "+changes", while a pass writing its own results file must not."""
