@@ -14,7 +14,8 @@ final weights of the two runs, instead of trusting a list of seeds to set:
   masks, for raw TensorFlow ops and for Keras layers, eagerly and inside a ``tf.function``.
 * C33: :func:`generator_round_trip` serialises numpy generators as JSON; :func:`resume_forgetting` resumes an
   rlkit checkpoint with one part of its saved state left out, to show what a bit-identical resume needs.
-* What determinism costs and what it cannot promise: :func:`determinism_cost`, :func:`thread_count_sums`.
+* What determinism costs and what it cannot promise: :func:`determinism_cost`, :func:`thread_count_sums`,
+  :func:`repeated_on_another_cpu` (the same runs on two CPUs, read from the benchmark files).
 """
 
 from __future__ import annotations
@@ -566,3 +567,29 @@ def thread_count_sums(size: int = 2_000_000, threads: Sequence[int] = (1, 2), se
     finally:
         configure_torch()
     return sums
+
+
+def repeated_on_another_cpu(sitting: dict, rerun: dict, algo: str, env: str, framework: str) -> dict:
+    """How many runs of a later pass repeated the endings sitting's run of the same seed exactly (every
+    evaluation and every final episode equal), for one configuration.
+
+    ``sitting`` is ``endings.json``; ``rerun`` one pass of ``endings_variants.json`` at the defaults, made at a
+    commit that left these runs' code as it was (``tests/benchmarks/test_freshness.py`` holds the sitting to
+    today's code). Equal returns all along mean the same actions all along: the two CPUs computed the same run.
+    """
+    config = (algo, env, framework)
+    first = {run["seed"]: run for run in sitting["runs"] if (run["algo"], run["env"], run["framework"]) == config}
+    again = [run for run in rerun["runs"] if (run["algo"], run["env"], run["framework"]) == config]
+    again = [run for run in again if run["seed"] in first]
+    if not again:
+        raise ValueError(f"the pass has no run of {config} on a seed of the sitting's {sorted(first)}")
+    same = [
+        run["seed"]
+        for run in again
+        if run["eval_returns"] == first[run["seed"]]["eval_returns"]
+        and run["final_returns"] == first[run["seed"]]["final_returns"]
+    ]
+    return {
+        "same": len(same), "of": len(again), "machine": rerun["provenance"]["machine"],
+        "preloaded": rerun["provenance"].get("preloaded", []),
+    }  # fmt: skip

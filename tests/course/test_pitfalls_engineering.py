@@ -144,6 +144,22 @@ def test_thread_count_sums_put_rlkits_thread_setting_back():
     assert torch.get_num_threads() == default_threads()
 
 
+def test_a_run_repeats_on_another_cpu_only_with_every_evaluation_and_final_episode_equal():
+    def run(seed, evals, finals, framework="torch"):
+        config = {"algo": "ppo", "env": "CartPole-v1", "framework": framework, "seed": seed}
+        return {**config, "eval_returns": evals, "final_returns": finals}
+
+    sitting = {"runs": [run(0, [9.0, 500.0], [500.0]), run(1, [9.0, 480.0], [470.0]), run(0, [1.0], [1.0], "tf")]}
+    rerun = {
+        "provenance": {"machine": "another CPU", "preloaded": ["libintel_cpu_true.so"]},
+        "runs": [run(0, [9.0, 500.0], [500.0]), run(1, [9.0, 480.0], [471.0]), run(2, [9.0], [9.0])],
+    }
+    repeated = repro.repeated_on_another_cpu(sitting, rerun, "ppo", "CartPole-v1", "torch")
+    assert repeated == {"same": 1, "of": 2, "machine": "another CPU", "preloaded": ["libintel_cpu_true.so"]}
+    with pytest.raises(ValueError, match="no run of"):
+        repro.repeated_on_another_cpu(sitting, rerun, "ppo", "CartPole-v1", "tf")
+
+
 @pytest.mark.parametrize("framework", ["torch", "tf"])
 def test_a_finite_loss_with_a_nan_gradient_and_what_finds_it(framework):
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
