@@ -41,7 +41,24 @@ def provenance(module: str) -> dict:
         "command": f"python -m {module} " + " ".join(portable(sys.argv[1:])),
         "rlkit_commit": commit(), "machine": machine(), "versions": hardware.versions(),
         "load_average_at_start": os.getloadavg(), "started": now(), **preloaded(),
+        "vector_extensions": vector_extensions(),
     }  # fmt: skip
+
+
+#: The vector instruction sets whose presence tells two CPUs of one name apart.
+VECTOR_EXTENSIONS = ("avx2", "fma", "avx512f", "avx512_bf16", "amx_tile")
+
+
+def vector_extensions(cpuinfo: Path = Path("/proc/cpuinfo")) -> list[str] | None:
+    """Which of :data:`VECTOR_EXTENSIONS` the CPU has (None off Linux). "AMD EPYC" names CPUs of several
+    generations, and the same TensorFlow run computed other numbers on two of them (``RESULTS.md``,
+    "Endings"; chapter 40): a pass records what its machine's name does not say."""
+    try:
+        text = cpuinfo.read_text()
+    except OSError:
+        return None
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    return [extension for extension in VECTOR_EXTENSIONS if extension in flags]
 
 
 def preloaded() -> dict:

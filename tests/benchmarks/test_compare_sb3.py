@@ -168,6 +168,17 @@ def test_a_pass_made_with_a_preloaded_library_names_it_and_no_folder(monkeypatch
     assert provenance("benchmarks.learning.endings")["preloaded"] == ["libintel_cpu_true.so", "libjemalloc.so"]
 
 
+def test_a_pass_records_the_cpus_vector_extensions_its_name_does_not_say(tmp_path):
+    from benchmarks._results_file import vector_extensions
+
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("model name\t: AMD EPYC\nflags\t\t: fpu sse2 avx avx2 fma avx512f avx512bw\n")
+    assert vector_extensions(cpuinfo) == ["avx2", "fma", "avx512f"]
+    cpuinfo.write_text("model name\t: AMD EPYC\nflags\t\t: fpu sse2 avx avx2 fma\n")
+    assert vector_extensions(cpuinfo) == ["avx2", "fma"]
+    assert vector_extensions(tmp_path / "absent") is None
+
+
 def test_the_commit_stamp_marks_edits_to_any_measured_code_but_not_the_results_files(tmp_path):
     """A results file names the commit it measured; an uncommitted edit to the library, the course's package or
     a benchmark script must show as "+changes", while a pass writing its own results file must not."""
