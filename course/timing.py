@@ -4,14 +4,21 @@
 :func:`time_update` and :func:`time_forward` time the same MLP (obs_dim -> width -> width -> 1) built by the
 torch learners' own ``build_mlp``; :func:`time_cnn_update` times an update of the network a DQN reads MinAtar's
 grids with (the learners' ``ConvEncoder``, then an MLP head). Each starts from numpy arrays as rlkit's updates
-and acting do, and reports a median over a few calls. The update timings first set torch's threads as a
+and acting do, and reports a median over a few calls. ``update_step``, ``cnn_update_step`` and ``forward_step``
+build the same steps untimed, for :func:`median_seconds_side_by_side` to time in turn when their ratios
+matter. The update timings first set torch's threads as a
 learner does (:func:`rlkit.hardware.configure_torch`, one by default): more threads than free cores made a
 small step a hundred times slower on a busy machine.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
 from rlkit.hardware import configure_torch, resolve_device
+
+K = TypeVar("K")
 
 
 def time_update(
@@ -24,6 +31,13 @@ def time_update(
     is read, so a GPU's figure includes its transfer and launch costs (chapter 43's crossover). ``precision``
     is a learner's (``rlkit/precision.py``): the layers in bf16 or fp16, fp16 with its loss scaling.
     """
+    return _median_seconds(update_step(width, batch, device, obs_dim, precision), repeats)
+
+
+def update_step(
+    width: int, batch: int, device: str = "cpu", obs_dim: int = 8, precision: str = "fp32"
+) -> Callable[[], None]:
+    """The step :func:`time_update` times, built and ready to call: for :func:`median_seconds_side_by_side`."""
     import numpy as np
     import torch
 
@@ -37,7 +51,7 @@ def time_update(
     torch.manual_seed(0)
     place = torch.device(device)
     net = build_mlp(obs_dim, 1, (width, width), compute_dtype(precision, place)).to(device)
-    return _median_seconds(_adam_step(net, obs, targets, device, loss_scaler(precision, place)), repeats)
+    return _adam_step(net, obs, targets, device, loss_scaler(precision, place))
 
 
 #: MinAtar Breakout's observations (a 10x10 grid, 4 boolean channels), the hidden layer the course's MinAtar
@@ -70,6 +84,17 @@ def time_cnn_update(
     As in :func:`time_update`, the grids are copied to ``device`` inside the timed step (as bools, the
     encoder scales them) and the loss is read back, and ``precision`` sets the dtype the layers compute in.
     """
+    return _median_seconds(cnn_update_step(batch, device, hidden, n_actions, precision), repeats)
+
+
+def cnn_update_step(
+    batch: int,
+    device: str = "cpu",
+    hidden: tuple[int, ...] = MINATAR_HIDDEN,
+    n_actions: int = MINATAR_ACTIONS,
+    precision: str = "fp32",
+) -> Callable[[], None]:
+    """The step :func:`time_cnn_update` times, built and ready to call."""
     import numpy as np
     import torch
 
@@ -86,13 +111,18 @@ def time_cnn_update(
     # encoder and head as one network whose layers compute in the precision, its output float32
     head = build_mlp(spec.flat_size, n_actions, hidden)
     net = MLP([ConvEncoder(spec), head], compute_dtype(precision, place)).to(device)
-    return _median_seconds(_adam_step(net, obs, targets, device, loss_scaler(precision, place)), repeats)
+    return _adam_step(net, obs, targets, device, loss_scaler(precision, place))
 
 
 def time_forward(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, repeats: int = 50) -> float:
     """Median seconds of one forward pass of the same MLP on a numpy batch, the actions back in numpy: what
     acting costs on ``device``. ``device="numpy"`` times rlkit's own acting path
     (:func:`rlkit.nets.mlp_forward`) on the same weights."""
+    return _median_seconds(forward_step(width, batch, device, obs_dim), repeats)
+
+
+def forward_step(width: int, batch: int, device: str = "cpu", obs_dim: int = 8) -> Callable[[], None]:
+    """The forward pass :func:`time_forward` times, built and ready to call."""
     import numpy as np
 
     from rlkit.nets import init_mlp_weights, mlp_forward
@@ -100,7 +130,7 @@ def time_forward(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, 
     obs = np.random.default_rng(0).standard_normal((batch, obs_dim), dtype=np.float32)
     weights = init_mlp_weights([obs_dim, width, width, 1], seed=0)
     if device == "numpy":
-        return _median_seconds(lambda: mlp_forward(weights, obs), repeats)
+        return lambda: mlp_forward(weights, obs)
     import torch
 
     device = resolve_device(device)
@@ -114,7 +144,7 @@ def time_forward(width: int, batch: int, device: str = "cpu", obs_dim: int = 8, 
         with torch.inference_mode():
             net(torch.as_tensor(obs, device=device)).cpu().numpy()
 
-    return _median_seconds(act, repeats)
+    return act
 
 
 def _adam_step(net, obs, targets, device: str, scaler):
@@ -138,17 +168,31 @@ def _adam_step(net, obs, targets, device: str, scaler):
 
 
 def _median_seconds(work, repeats: int) -> float:
+    return median_seconds_side_by_side({"work": work}, repeats)["work"]
+
+
+def median_seconds_side_by_side(steps: Mapping[K, Callable[[], None]], rounds: int = 5) -> dict[K, float]:
+    """Median seconds of each of ``steps``, timed in turn: every round calls each step once.
+
+    Timed one after the other, a step measured while another program kept the CPU busy looks slower than
+    one measured a moment later when it had stopped, and a ratio of the two says more about the neighbour
+    than about the steps. Interleaved, a load that comes and goes falls on all of them alike, so the ratios
+    chapter 43 asserts on hold on a shared machine.
+    """
     import time
 
     import numpy as np
 
-    work()  # warm-up: first calls pay for allocation, kernel selection and caches
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    for work in steps.values():
+        work()  # warm-up: first calls pay for allocation, kernel selection and caches
+    times: dict[K, list[float]] = {key: [] for key in steps}
+    for _ in range(rounds):
+        for key, work in steps.items():
+            work()  # once untimed, so each timed call finds the caches as its own last call left them
+            start = time.perf_counter()
+            work()
+            times[key].append(time.perf_counter() - start)
+    return {key: float(np.median(spent)) for key, spent in times.items()}
 
 
 def crossover_tables(results: dict) -> str:

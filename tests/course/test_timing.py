@@ -10,6 +10,17 @@ import pytest
 from course.timing import time_forward, time_update
 
 
+def test_steps_timed_side_by_side_take_turns_each_round():
+    """A load that comes and goes must fall on every step alike: each round calls every step (once untimed,
+    to warm its caches, then timed) before the next round starts."""
+    from course.timing import median_seconds_side_by_side
+
+    calls: list[str] = []
+    medians = median_seconds_side_by_side({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3)
+    assert calls == ["a", "b"] + ["a", "a", "b", "b"] * 3  # a warm-up each, then three rounds
+    assert set(medians) == {"a", "b"} and all(seconds >= 0 for seconds in medians.values())
+
+
 def test_the_numpy_acting_path_is_timed_without_torch():
     assert time_forward(16, 4, "numpy", repeats=3) > 0
 
