@@ -573,9 +573,11 @@ def repeated_on_another_cpu(sitting: dict, rerun: dict, algo: str, env: str, fra
     """How many runs of a later pass repeated the endings sitting's run of the same seed exactly (every
     evaluation and every final episode equal), for one configuration.
 
-    ``sitting`` is ``endings.json``; ``rerun`` one pass of ``endings_variants.json`` at the defaults, made at a
-    commit that left these runs' code as it was (``tests/benchmarks/test_freshness.py`` holds the sitting to
-    today's code). Equal returns all along mean the same actions all along: the two CPUs computed the same run.
+    ``sitting`` is an endings sitting (``endings.json``, or an earlier one kept as a pass of
+    ``endings_variants.json``); ``rerun`` one pass of ``endings_variants.json`` at the defaults, made at a
+    commit that left these runs' code as it was (``tests/benchmarks/test_freshness.py`` held the sitting to
+    every commit's code until it was measured again). Equal returns all along mean the same actions all
+    along: the two CPUs computed the same run.
     """
     config = (algo, env, framework)
     first = {run["seed"]: run for run in sitting["runs"] if (run["algo"], run["env"], run["framework"]) == config}
