@@ -5,7 +5,7 @@
 torch learners' own ``build_mlp``; :func:`time_cnn_update` times an update of the network a DQN reads MinAtar's
 grids with (the learners' ``ConvEncoder``, then an MLP head). Each starts from numpy arrays as rlkit's updates
 and acting do, and reports a median over a few calls. ``update_step``, ``cnn_update_step`` and ``forward_step``
-build the same steps untimed, for :func:`median_seconds_side_by_side` to time in turn when their ratios
+build the same steps untimed, for :func:`fastest_seconds_side_by_side` to time in turn when their ratios
 matter. The update timings first set torch's threads as a
 learner does (:func:`rlkit.hardware.configure_torch`, one by default): more threads than free cores made a
 small step a hundred times slower on a busy machine.
@@ -37,7 +37,7 @@ def time_update(
 def update_step(
     width: int, batch: int, device: str = "cpu", obs_dim: int = 8, precision: str = "fp32"
 ) -> Callable[[], None]:
-    """The step :func:`time_update` times, built and ready to call: for :func:`median_seconds_side_by_side`."""
+    """The step :func:`time_update` times, built and ready to call: for :func:`fastest_seconds_side_by_side`."""
     import numpy as np
     import torch
 
@@ -168,20 +168,22 @@ def _adam_step(net, obs, targets, device: str, scaler):
 
 
 def _median_seconds(work, repeats: int) -> float:
-    return median_seconds_side_by_side({"work": work}, repeats)["work"]
+    import numpy as np
+
+    return float(np.median(seconds_side_by_side({"work": work}, repeats)["work"]))
 
 
-def median_seconds_side_by_side(steps: Mapping[K, Callable[[], None]], rounds: int = 5) -> dict[K, float]:
-    """Median seconds of each of ``steps``, timed in turn: every round calls each step once.
+def seconds_side_by_side(steps: Mapping[K, Callable[[], None]], rounds: int = 5) -> dict[K, list[float]]:
+    """The seconds of every timed call of each of ``steps``, timed in turn: every round calls each step once.
 
     Timed one after the other, a step measured while another program kept the CPU busy looks slower than
     one measured a moment later when it had stopped, and a ratio of the two says more about the neighbour
-    than about the steps. Interleaved, a load that comes and goes falls on all of them alike, so the ratios
-    chapter 43 asserts on hold on a shared machine.
+    than about the steps. Interleaved, a load that comes and goes falls on all of them alike. A load that
+    stays does not fall alike: a step of a millisecond that loses the CPU for a few takes several times as
+    long, one of a hundred barely longer. So a ratio is best taken between each step's fastest call, the
+    one least interrupted (:func:`fastest_seconds_side_by_side`); chapter 43 asserts on those.
     """
     import time
-
-    import numpy as np
 
     for work in steps.values():
         work()  # warm-up: first calls pay for allocation, kernel selection and caches
@@ -192,7 +194,12 @@ def median_seconds_side_by_side(steps: Mapping[K, Callable[[], None]], rounds: i
             start = time.perf_counter()
             work()
             times[key].append(time.perf_counter() - start)
-    return {key: float(np.median(spent)) for key, spent in times.items()}
+    return times
+
+
+def fastest_seconds_side_by_side(steps: Mapping[K, Callable[[], None]], rounds: int = 7) -> dict[K, float]:
+    """Each step's fastest call of :func:`seconds_side_by_side`: what it costs when nothing interrupts it."""
+    return {key: min(spent) for key, spent in seconds_side_by_side(steps, rounds).items()}
 
 
 def crossover_tables(results: dict) -> str:

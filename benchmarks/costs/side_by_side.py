@@ -4,14 +4,16 @@ Chapter 43 asserts how the cost of an update grows from a batch of 32 to one of 
 64-wide MLP (fixed cost), many times for the 1024-wide one and the MinAtar CNN (arithmetic). Timed one after
 the other (each step's median of five, then the next step), the ratio compares moments: a step measured
 while a neighbour kept the CPU busy against one measured after it stopped. On CI, beside the other test
-worker, the CNN's ratio came out 6.1x where the chapter asserted above 8. This script measures both ways in
-one process, round after round, with no neighbour, with one that computes in bursts (a two-thread matrix
-product on and off, as another test's BLAS does), and with one that spins without pause; it writes each
-run's four ratios to ``benchmarks/results/side_by_side.json``.
+worker, the CNN's ratio came out 6.1x where the chapter asserted above 8. This script times the same steps
+three ways in one process, run after run: one after another (medians), and side by side, every step once
+per round (the medians and the fastest calls of the same rounds); with no neighbour, with one that computes
+in bursts (a matrix product on every core, on and off, as another test's BLAS does), with one that spins,
+and with two that spin (more programs than cores, as when a test's threads crowd the other worker's). It
+writes each run's four ratios per way to ``benchmarks/results/side_by_side.json``.
 
     python -m benchmarks.costs.side_by_side --runs 8
     ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 python -m benchmarks.costs.side_by_side \\
-        --neighbours none --out avx2.json     # the same, with torch's kernels held to AVX2
+        --neighbours none crowded --out avx2.json     # the same, with torch's kernels held to AVX2
 
 The second line asks oneDNN (torch's convolutions) and MKL (its matrix products) for their AVX2 code paths:
 what a CPU without AVX-512 runs.
@@ -27,22 +29,29 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from benchmarks._results_file import provenance
-from course.timing import cnn_update_step, median_seconds_side_by_side, update_step
+from course.timing import cnn_update_step, seconds_side_by_side, update_step
 from rlkit.atomic import write_text
 
 WIDTHS, BATCHES = (64, 256, 1024), (32, 2048)
-NEIGHBOURS = {
-    "none": None,
+SPIN = "while True: pass\n"
+NEIGHBOURS = {  # the programs started beside the timing, each as its own process
+    "none": [],
     # numpy's BLAS uses every core: on for 0.1-1.5 s, off for 0.1-1.5 s
-    "bursty": "import numpy as np, random, time\n"
-    "random.seed(0); a = np.random.rand(800, 800)\n"
-    "while True:\n"
-    "    end = time.time() + random.uniform(0.1, 1.5)\n"
-    "    while time.time() < end: a @ a\n"
-    "    time.sleep(random.uniform(0.1, 1.5))\n",
-    "spin": "while True: pass\n",
+    "bursty": [
+        "import numpy as np, random, time\n"
+        "random.seed(0); a = np.random.rand(800, 800)\n"
+        "while True:\n"
+        "    end = time.time() + random.uniform(0.1, 1.5)\n"
+        "    while time.time() < end: a @ a\n"
+        "    time.sleep(random.uniform(0.1, 1.5))\n"
+    ],
+    "spin": [SPIN],
+    "crowded": [SPIN, SPIN],
 }
+ROUNDS = 7
 
 
 def growth_ratios(times: dict) -> dict[str, float]:
@@ -54,25 +63,26 @@ def growth_ratios(times: dict) -> dict[str, float]:
 def measure(neighbours: list[str], runs: int) -> dict:
     steps = {(f"MLP {w}", b): update_step(w, b, "cpu") for w in WIDTHS for b in BATCHES}
     steps |= {("MinAtar CNN", b): cnn_update_step(b, "cpu") for b in BATCHES}
+    ways = ("one after another, medians", "side by side, medians", "side by side, fastest calls")
     results: dict = {}
     for neighbour in neighbours:
-        code = NEIGHBOURS[neighbour]
-        process = subprocess.Popen([sys.executable, "-c", code]) if code else None
+        processes = [subprocess.Popen([sys.executable, "-c", code]) for code in NEIGHBOURS[neighbour]]
+        results[neighbour] = {way: [] for way in ways}
         try:
-            time.sleep(1.0 if process else 0.0)  # let it start
-            for order in ("one after another", "side by side"):
-                results.setdefault(neighbour, {})[order] = []
+            time.sleep(1.0 if processes else 0.0)  # let them start
             for run in range(runs):
-                one_by_one = {  # each step's five calls, then the next step's
-                    key: median_seconds_side_by_side({key: step}, 5)[key] for key, step in steps.items()
+                one_by_one = {  # each step's calls, then the next step's
+                    key: float(np.median(seconds_side_by_side({key: step}, ROUNDS)[key])) for key, step in steps.items()
                 }
-                together = median_seconds_side_by_side(steps, 5)
-                for order, times in (("one after another", one_by_one), ("side by side", together)):
-                    results[neighbour][order].append(growth_ratios(times))
-                print(f"{neighbour} run {run}: {results[neighbour]['one after another'][-1]} | "
-                      f"{results[neighbour]['side by side'][-1]}", flush=True)  # fmt: skip
+                together = seconds_side_by_side(steps, ROUNDS)
+                medians = {key: float(np.median(spent)) for key, spent in together.items()}
+                fastest = {key: min(spent) for key, spent in together.items()}
+                for way, times in zip(ways, (one_by_one, medians, fastest), strict=True):
+                    results[neighbour][way].append(growth_ratios(times))
+                print(f"{neighbour} run {run}: " + " | ".join(
+                    str(results[neighbour][way][-1]) for way in ways), flush=True)  # fmt: skip
         finally:
-            if process:
+            for process in processes:
                 process.kill()
                 process.wait()
     return results

@@ -4,6 +4,7 @@ keeps device choice and the report)."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -12,13 +13,17 @@ from course.timing import time_forward, time_update
 
 def test_steps_timed_side_by_side_take_turns_each_round():
     """A load that comes and goes must fall on every step alike: each round calls every step (once untimed,
-    to warm its caches, then timed) before the next round starts."""
-    from course.timing import median_seconds_side_by_side
+    to warm its caches, then timed) before the next round starts; the fastest call of each is kept."""
+    from course.timing import fastest_seconds_side_by_side, seconds_side_by_side
 
     calls: list[str] = []
-    medians = median_seconds_side_by_side({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3)
+    times = seconds_side_by_side({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3)
     assert calls == ["a", "b"] + ["a", "a", "b", "b"] * 3  # a warm-up each, then three rounds
-    assert set(medians) == {"a", "b"} and all(seconds >= 0 for seconds in medians.values())
+    assert set(times) == {"a", "b"} and all(len(spent) == 3 and min(spent) >= 0 for spent in times.values())
+
+    slow_calls = iter([0.0, 0.0, 0.03, 0.0, 0.01, 0.0, 0.02])  # warm-up, then untimed and timed in turn
+    fastest = fastest_seconds_side_by_side({"slow": lambda: time.sleep(next(slow_calls))}, 3)
+    assert 0.01 <= fastest["slow"] < 0.02, fastest  # the shortest of the three timed calls (0.03, 0.01, 0.02)
 
 
 def test_the_numpy_acting_path_is_timed_without_torch():
