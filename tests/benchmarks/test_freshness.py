@@ -63,8 +63,12 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
         *LIBRARY, "benchmarks/costs/update_cost.py", "benchmarks/costs/large_nets.py", "course/blas.py"
     ),
     "cnn_update.json": (*LIBRARY, "rlkit/encoders.py", "benchmarks/costs/cnn_update.py"),
-    # chapter 43's growth ratios timed two ways: the library's networks, course/timing.py's steps, the script
-    "side_by_side.json": (*LIBRARY, "rlkit/encoders.py", "course/timing.py", "benchmarks/costs/side_by_side.py"),
+    # chapter 43's growth ratios timed three ways (and with torch's kernels held to AVX2): the library's
+    # networks, course/timing.py's steps, the script
+    **dict.fromkeys(
+        ["side_by_side.json", "side_by_side_avx2.json"],
+        (*LIBRARY, "rlkit/encoders.py", "course/timing.py", "benchmarks/costs/side_by_side.py"),
+    ),
     # torch's eager floor beside TF's step: the library, the learners' update timing, and the script
     "eager_floor.json": (*LIBRARY, "benchmarks/costs/update_cost.py", "benchmarks/costs/eager_floor.py"),
     # the library, the export paths, and the script that trains, exports and times the policies (chapter 42)
