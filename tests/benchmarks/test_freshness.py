@@ -155,6 +155,13 @@ UNCHANGED_BY: dict[str, str] = {
     "re-measured at it; every other task and algorithm unchanged",
     "20176d9": "a comment in rlkit/algos/dqn/config.py gained the LunarLander default's measured endings; no code "
     "changed",
+    "baf6c0a": "PPO on CartPole takes an entropy bonus of 0.01 and SAC on Pendulum a step size of 3e-3 after 100 "
+    "random steps (env_defaults; every other task and algorithm unchanged): the runs they change, those of "
+    "endings.json and precision_bf16.json and compare_sb3.json's PPO CartPole and SAC Pendulum pairs, were "
+    "re-measured at it; sac_temperature.json's and litert.json's runs pin the settings they were measured with "
+    "(course/pitfalls/alpha_tape.py, benchmarks/costs/litert.py); eager_floor.json times SAC's Pendulum step, "
+    "whose operations the step size leaves as they were (2,758 recorded calls per 8 steps at 1e-3 and at 3e-3); no "
+    "other file trains either",
 }
 
 
