@@ -4,11 +4,12 @@
 :func:`time_update` and :func:`time_forward` time the same MLP (obs_dim -> width -> width -> 1) built by the
 torch learners' own ``build_mlp``; :func:`time_cnn_update` times an update of the network a DQN reads MinAtar's
 grids with (the learners' ``ConvEncoder``, then an MLP head). Each starts from numpy arrays as rlkit's updates
-and acting do, and reports a median over a few calls. ``update_step``, ``cnn_update_step`` and ``forward_step``
-build the same steps untimed, for :func:`fastest_seconds_side_by_side` to time in turn when their ratios
-matter. The update timings first set torch's threads as a
+and acting do, and reports a median over a few calls. The update timings first set torch's threads as a
 learner does (:func:`rlkit.hardware.configure_torch`, one by default): more threads than free cores made a
 small step a hundred times slower on a busy machine.
+
+``update_step``, ``cnn_update_step`` and ``forward_step`` build the same steps without timing them, for
+:func:`fastest_seconds_side_by_side` to time in turn where their ratios matter (chapter 43).
 """
 
 from __future__ import annotations
