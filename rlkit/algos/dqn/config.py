@@ -44,8 +44,9 @@ class DQNConfig(ReplayConfig):
         # with 94% and 97% of the second half's evaluations solved against plain DQN's 64% and 61%, and first
         # solves sooner (median 12,500 and 11,250 steps against 18,750 and 17,500). On Acrobot (seeds 200-209):
         # 20 of 20 against 19 of 20. All of that on a 2-core AMD EPYC; re-measured as the default on an Intel
-        # Xeon (benchmarks/results/endings.json): 10 of 10 TF and 9 of 10 torch on CartPole, plain DQN there 6
-        # and 5, and 20 of 20 on Acrobot. Every variant: benchmarks/results/endings_variants.json.
+        # Xeon: 10 of 10 TF and 9 of 10 torch on CartPole, plain DQN there 6 and 5, and 20 of 20 on Acrobot; and
+        # again on an AMD EPYC (benchmarks/results/endings.json): the same counts, torch's miss another seed.
+        # Every variant: benchmarks/results/endings_variants.json.
         **{
             env: {"n_step": 3, "prioritized": True, "distributional": True}
             for env in ("CartPole-v1", "Acrobot-v1")
