@@ -163,6 +163,7 @@ UNCHANGED_BY: dict[str, str] = {
     "whose operations the step size leaves as they were (2,758 recorded calls per 8 steps at 1e-3 and at 3e-3); no "
     "other file trains either",
     "f59099d": "the docstring of course/timing.py rewrapped; no code changed",
+    "398daae": "a comment in rlkit/algos/dqn/config.py gained the endings re-measured on an AMD EPYC; no code changed",
 }
 
 
