@@ -90,7 +90,7 @@ def measure(neighbours: list[str], runs: int) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=8, help="runs per neighbour (each run times both ways)")
+    parser.add_argument("--runs", type=int, default=8, help="runs per neighbour (each run times all three ways)")
     parser.add_argument("--neighbours", nargs="+", choices=sorted(NEIGHBOURS), default=list(NEIGHBOURS))
     parser.add_argument("--out", type=Path, default=Path(__file__).parents[1] / "results" / "side_by_side.json")
     args = parser.parse_args()
