@@ -164,6 +164,7 @@ UNCHANGED_BY: dict[str, str] = {
     "other file trains either",
     "f59099d": "the docstring of course/timing.py rewrapped; no code changed",
     "398daae": "a comment in rlkit/algos/dqn/config.py gained the endings re-measured on an AMD EPYC; no code changed",
+    "48c9f2a": "the --runs help text of benchmarks/costs/side_by_side.py; no measurement changed",
 }
 
 
