@@ -11,14 +11,24 @@ from rlkit.algos.off_policy.config import OffPolicyConfig
 LOG_STD_MIN, LOG_STD_MAX = -20.0, 2.0
 
 
+#: The settings of every MuJoCo task (where they come from: the note above ``env_defaults`` below).
+MUJOCO = {
+    "hidden_sizes": (256, 256),
+    "learning_rate": 3e-4,
+    "learning_starts": 5_000,
+    "eval_every": 5_000,
+    "eval_episodes": 5,
+}
+
+
 @dataclass
 class SACConfig(OffPolicyConfig):
     """SAC (Haarnoja et al. 2018): a tanh-squashed Gaussian actor, twin critics, an entropy bonus alpha."""
 
-    #: MuJoCo's HalfCheetah: the networks and step size of Haarnoja et al. (2018; 256x256, 3e-4 for every
-    #: network; CleanRL's critics take 1e-3) and CleanRL's 5,000 random steps first; evaluation over 5
-    #: episodes every 5,000 steps, since one episode is 1,000 steps here. First tried on TF seed 0: 5,942 at
-    #: 100k steps (RESULTS.md, "Harder tasks").
+    #: MuJoCo (HalfCheetah, Hopper): the networks and step size of Haarnoja et al. (2018; 256x256, 3e-4 for
+    #: every network; CleanRL's critics take 1e-3) and CleanRL's 5,000 random steps first (both use them on
+    #: every MuJoCo task); evaluation over 5 episodes every 5,000 steps, since one episode is up to 1,000
+    #: steps there. First tried on HalfCheetah, TF seed 0: 5,942 at 100k steps (RESULTS.md, "Harder tasks").
     env_defaults: ClassVar[dict[str, dict]] = {
         # Pendulum: every network's and the temperature's step size 3e-3 (not 1e-3) and 100 random steps first
         # (not 1,000). On seeds 300-309, never used to choose it, the first -200 came at a median of 3,500
@@ -26,13 +36,9 @@ class SACConfig(OffPolicyConfig):
         # against 19; SB3's wider 256x256 networks did as well at five times the cost per step.
         # benchmarks/RESULTS.md, "SAC on Pendulum-v1: where SB3's 3,000 steps come from", and "Endings".
         "Pendulum-v1": {"learning_rate": 3e-3, "learning_starts": 100},
-        "HalfCheetah-v5": {
-            "hidden_sizes": (256, 256),
-            "learning_rate": 3e-4,
-            "learning_starts": 5_000,
-            "eval_every": 5_000,
-            "eval_episodes": 5,
-        },
+        "HalfCheetah-v5": MUJOCO,
+        # Hopper's budget is 300,000 steps (``agent.py``): a replay that holds all of them, as CleanRL's (1M).
+        "Hopper-v5": {**MUJOCO, "buffer_size": 1_000_000},
     }
 
     #: Tune alpha so the policy's entropy tracks ``target_entropy`` (True), or keep ``alpha`` fixed (False).

@@ -7,14 +7,24 @@ from typing import ClassVar
 
 from rlkit.algos.ddpg.config import DDPGConfig
 
+#: The settings of every MuJoCo task (where they come from: the note above ``env_defaults`` below).
+MUJOCO = {
+    "hidden_sizes": (256, 256),
+    "learning_rate": 3e-4,
+    "learning_starts": 25_000,
+    "eval_every": 5_000,
+    "eval_episodes": 5,
+}
+
 
 @dataclass
 class TD3Config(DDPGConfig):
     """TD3 (Fujimoto et al. 2018): clipped double Q, delayed policy updates, target policy smoothing."""
 
-    #: MuJoCo's HalfCheetah: CleanRL's ``td3_continuous_action`` settings (256x256 networks, step size 3e-4
-    #: for both, 25,000 random steps first; the rest are the class defaults), with SAC's evaluation there
-    #: (five episodes every 5,000 steps, an episode being 1,000 steps). Not tuned here.
+    #: MuJoCo (HalfCheetah, Hopper): CleanRL's ``td3_continuous_action`` settings, the same for every MuJoCo
+    #: task (256x256 networks, step size 3e-4 for both, 25,000 random steps first; the rest are the class
+    #: defaults), with SAC's evaluation there (five episodes every 5,000 steps, an episode being up to 1,000
+    #: steps). Not tuned here.
     env_defaults: ClassVar[dict[str, dict]] = {
         # Pendulum: 3-step returns. With one-step targets 18 of 20 final agents were solved on seeds 200-209
         # and 18 of 20 on 100-109 (121 and 146 of 160 late evaluations, past half the budget, solved; median
@@ -23,13 +33,9 @@ class TD3Config(DDPGConfig):
         # of 20 on 100-109, not used to choose it (159 of 160), first solves at a median 4,000 steps in both
         # frameworks (benchmarks/RESULTS.md, "Endings"). The budget stays (``agent.py``).
         "Pendulum-v1": {"n_step": 3},
-        "HalfCheetah-v5": {
-            "hidden_sizes": (256, 256),
-            "learning_rate": 3e-4,
-            "learning_starts": 25_000,
-            "eval_every": 5_000,
-            "eval_episodes": 5,
-        },
+        "HalfCheetah-v5": MUJOCO,
+        # Hopper's budget is 300,000 steps (``agent.py``): a replay that holds all of them, as CleanRL's (1M).
+        "Hopper-v5": {**MUJOCO, "buffer_size": 1_000_000},
         # LunarLanderContinuous: 3-step returns (the landing's reward lies hundreds of steps after the hovering
         # starts; n-step targets carry it back faster), with a 300,000-step budget (``agent.py``). At the class
         # defaults over 100,000 steps all six benchmark runs hovered (final agents -73 to -48); on TF seed 1,
