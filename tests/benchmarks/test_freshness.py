@@ -110,6 +110,8 @@ UNCHANGED_BY: dict[str, str] = {
     "21e901a": "SAC's LunarLanderContinuous default became 3-step returns: no file under the test trains SAC there",
     "d93458e": "comments of DQN's and PPO's MinAtar defaults updated to the re-measured counts; no code changed",
     "7a21f01": "TD3 gained HalfCheetah defaults and budget: no file under the test trains TD3 there",
+    "aca352a": "SAC and TD3 gained Hopper defaults and budgets (HalfCheetah's settings, the same values, written "
+    "once for both): no file under the test trains either on Hopper",
     "4e39499": "harder_tasks reads a milestone past a run's end as None: the MinAtar runs (500k, 1M steps) reach "
     "both milestones, and recomputing every committed pixels file changed nothing",
     "492eba5": "the text of rlkit report's MKL note and a docstring; no computation changed",
