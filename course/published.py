@@ -99,6 +99,49 @@ PUBLISHED: dict[tuple[str, str], list[Published]] = {
             "rlkit's settings (td3_continuous_action's defaults); 3 seeds, training episodes (with exploration noise)",
         ),
     ],
+    ("sac", "Hopper-v5"): [
+        Published(
+            "Spinning Up", "Hopper-v3", {100_000: 1164.3, 300_000: 2887.0, 1_000_000: 3535.3}, "curve data",
+            "openai/spinningup@038665d docs/images/plots/pyt/pytorch_hopper_performance.svg",
+            "10 seeds, 256x256, batches of 100, alpha fixed at 0.2, 10,000 random steps first, greedy test "
+            "episodes, smoothed over 11 evaluations",
+        ),
+        Published(
+            "CleanRL", "Hopper-v2", {100_000: 1400.0, 300_000: 2350.0}, "plot, by eye",
+            "vwxyzjn/cleanrl docs/rl-algorithms/sac/Hopper-v2.png",
+            "256x256, critics' learning rate 1e-3, 5,000 random steps first, 3 seeds, training episodes",
+        ),
+        Published(
+            "CleanRL", "Hopper-v4", {1_000_000: 2310.46}, "table",
+            "vwxyzjn/cleanrl@fe8d8a0 docs/benchmark/sac.md",
+            "256x256, critics' learning rate 1e-3, 5,000 random steps first; 3 seeds, training episodes",
+        ),
+    ],
+    ("td3", "Hopper-v5"): [
+        Published(
+            "Fujimoto et al.", "Hopper-v1", {100_000: 659.5, 300_000: 2410.3, 1_000_000: 3390.8}, "curve data",
+            "sfujim/TD3@34770cc learning_curves/Hopper/TD3_Hopper-v1_{0..9}.npy",
+            "the TD3 paper's curves: 10 seeds (at 100k from 25 to 2,790), greedy evaluations of 10 episodes "
+            "every 5,000 steps, 400x300, batches of 100, 1,000 random steps first on Hopper",
+        ),
+        Published(
+            "Spinning Up", "Hopper-v3", {100_000: 784.9, 300_000: 2402.3, 1_000_000: 2858.5}, "curve data",
+            "openai/spinningup@038665d docs/images/plots/pyt/pytorch_hopper_performance.svg",
+            "10 seeds, 256x256, batches of 100, 10,000 random steps first, greedy test episodes, smoothed over "
+            "11 evaluations",
+        ),
+        Published(
+            "CleanRL", "Hopper-v2", {100_000: 280.0, 300_000: 1400.0}, "plot, by eye",
+            "vwxyzjn/cleanrl docs/rl-algorithms/td3/Hopper-v2.png",
+            "rlkit's settings (td3_continuous_action's defaults: 25,000 random steps first); 3 seeds, training "
+            "episodes (with exploration noise)",
+        ),
+        Published(
+            "CleanRL", "Hopper-v4", {1_000_000: 3134.61}, "table",
+            "vwxyzjn/cleanrl@fe8d8a0 docs/benchmark/td3.md",
+            "rlkit's settings (td3_continuous_action's defaults); 3 seeds, training episodes (with exploration noise)",
+        ),
+    ],
 }  # fmt: skip
 
 
