@@ -114,14 +114,15 @@ def sweep_main(
     report: Callable[[dict], str],
     header: dict,
     steps: int | None,
-    seeds: int = 10,
+    seeds: int | list[int] = 10,
 ) -> None:
     """The command line of a seed sweep whose runs are (setting, seed, steps) tasks: every setting on every seed,
     the runs kept in the file by setting then seed, ``--steps`` for each run (None: the algorithm's own budget),
     ``--table`` to print the file's summary. ``header`` is what the file says of all its runs (claim, algorithm,
-    framework, environment); ``field`` names the setting in each run's record."""
+    framework, environment); ``field`` names the setting in each run's record; ``seeds`` are the default seeds
+    (a count: 0 to seeds - 1)."""
     parser = seed_sweep_parser(description, results)
-    parser.set_defaults(seeds=list(range(seeds)))
+    parser.set_defaults(seeds=list(range(seeds)) if isinstance(seeds, int) else seeds)
     parser.add_argument("--steps", type=int, default=steps, help="environment steps per run")
     args = parser.parse_args()
     if args.table:
