@@ -53,6 +53,10 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
     "replay_schemes.json": (
         *LIBRARY, "course/pitfalls/bucketed_replay.py", "benchmarks/learning/replay_schemes.py"
     ),
+    # the library, and the chapters' margins measured over many seeds: claim C19's clip ranges (chapter 22) and
+    # claim C16's health signals (chapter 15)
+    "clip_range.json": (*LIBRARY, "benchmarks/learning/clip_range.py"),
+    "health_signals.json": (*LIBRARY, "benchmarks/learning/health_signals.py"),
     # the library, and chapter 23's ablation runs
     "ppo_ablation.json": (*LIBRARY, "benchmarks/learning/ppo_ablation.py"),
     # the library, its low-precision casts, and the endings script that ran the bf16 pass (chapter 44)
