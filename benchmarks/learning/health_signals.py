@@ -12,7 +12,7 @@ seeds (by default 36: 0-8, 1000-1008, 2000-2008 and 3000-3008, the seeds the cha
 ``RLKIT_SEED_OFFSET`` 0 to 3000), counts the seeds on which each per-seed assert holds, and estimates how
 often the chapter fails over random draws of three seeds.
 
-    python -m benchmarks.learning.health_signals                  # 108 runs, two workers: about 10 minutes
+    python -m benchmarks.learning.health_signals                  # 108 runs: 6 minutes with --workers 1
     python -m benchmarks.learning.health_signals --seeds 0 --workers 1 --out one_seed.json
     python -m benchmarks.learning.health_signals --table          # the file's summary, as RESULTS.md shows it
 """
