@@ -38,6 +38,9 @@ DEFAULT_SEEDS = [offset + seed for offset in (0, 1000, 2000, 3000) for seed in r
 #: The chapter's seeds per setting, and how many random draws of that many seeds estimate its failure rate.
 CHAPTER_SEEDS, DRAWS = 3, 40_000
 Q_BOUND, FLAG_BY, RANDOM_PLAY = 100.0, 3_500, 50.0  # 1 / (1 - gamma); the chapter's step and return bounds
+#: The chapter's entropy bounds: a diverging run's final entropy below COLLAPSED is one action everywhere; the
+#: frozen target's mean entropy above NOT_COLLAPSED is no lasting collapse.
+COLLAPSED, NOT_COLLAPSED = 0.05, 0.1
 
 
 def run_one(task: tuple[str, int, int]) -> dict:
@@ -87,8 +90,8 @@ def per_seed_checks(healthy: dict, diverging: dict, stuck: dict) -> dict[str, bo
         "stuck run calm": stuck["q_std_max"] < Q_BOUND and stuck["td_error_median_final"] < 1,
         "stuck run below half the healthy best": stuck["eval_return_max"] < 0.5 * healthy["eval_return_max"],
         "stuck Q spread a tenth of the healthy one's": stuck["q_std_final"] < 0.1 * healthy["q_std_final"],
-        "diverging run ends on one action": diverging["action_entropy_final"] < 0.05,
-        "stuck run's mean entropy above 0.1": stuck["action_entropy_mean"] > 0.1,
+        "diverging run ends on one action": diverging["action_entropy_final"] < COLLAPSED,
+        "stuck run's mean entropy above 0.1": stuck["action_entropy_mean"] > NOT_COLLAPSED,
     }
 
 
@@ -107,7 +110,7 @@ def seed_summary(runs: dict[str, dict]) -> tuple[bool, float, float]:
 
 def draw_holds(summaries: np.ndarray) -> bool:
     """The chapter's verdict on the :func:`seed_summary` rows of one draw."""
-    return bool(summaries[:, 0].all() and summaries[:, 1].min() < 0.05 and summaries[:, 2].mean() > 0.1)
+    return bool(summaries[:, 0].all() and summaries[:, 1].min() < COLLAPSED and summaries[:, 2].mean() > NOT_COLLAPSED)
 
 
 def by_seed(document: dict) -> list[dict[str, dict]]:
