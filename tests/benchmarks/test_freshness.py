@@ -114,6 +114,7 @@ UNCHANGED_BY: dict[str, str] = {
     "21e901a": "SAC's LunarLanderContinuous default became 3-step returns: no file under the test trains SAC there",
     "d93458e": "comments of DQN's and PPO's MinAtar defaults updated to the re-measured counts; no code changed",
     "7a21f01": "TD3 gained HalfCheetah defaults and budget: no file under the test trains TD3 there",
+    "5187e74": "health_signals.py names its two entropy bounds (the same values); its runs and checks unchanged",
     "b2b810e": "the docstrings of clip_range.py and health_signals.py give their passes' times; no code changed",
     "aca352a": "SAC and TD3 gained Hopper defaults and budgets (HalfCheetah's settings, the same values, written "
     "once for both): no file under the test trains either on Hopper",
