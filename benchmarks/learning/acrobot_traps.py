@@ -1,0 +1,203 @@
+"""Benchmark: the Acrobot episodes a solved agent never finishes. Are they a greedy policy held in place, and
+does the policy the actor-critic learned, sampled, finish them?
+
+The endings passes on Acrobot-v1 (``endings.py``, thirty seeds per framework) left final agents whose twenty
+greedy episodes include one or more at -500, the time limit, while their evaluations look solved. This script
+trains the default call again and plays its final agent on the endings' own twenty episode seeds twice: greedy
+(the mode of the policy, as every evaluation in the course) and sampled from the policy the actor-critic
+trained (seeded; DQN's family has no sampled policy, so only greedy). Each episode that runs to the time
+limit is classified from its last :data:`TAIL` steps: "held" when one action took at least :data:`HELD` of
+them (constant torque holds the two links in a bent pose that never swings up), "other" otherwise (Rainbow's
+miss: the lower link whirls around while the upper one barely moves).
+
+TensorFlow's default runs repeat the same evaluations on every CPU the endings passes met, so its greedy
+returns must equal those the committed passes recorded (``greedy_matches_committed``); torch's are other
+seeds' runs on another CPU (chapter 40), which is why the default configurations are TensorFlow's.
+
+    python -m benchmarks.learning.acrobot_traps                    # A2C and PPO in TF, seeds 0-29: ~20 CPU min
+    python -m benchmarks.learning.acrobot_traps --configs rainbow:tf --seeds 203 209 --out rainbow.json
+    python -m benchmarks.learning.acrobot_traps --table            # the file's summary, as RESULTS.md shows it
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks._results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
+from benchmarks.learning.endings import FINAL_EPISODES, FINAL_EVAL_SEED
+
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "acrobot_traps.json"
+ENV = "Acrobot-v1"
+THRESHOLD = -100.0
+TIME_LIMIT = 500
+#: The steps at the end of an episode that tell a held pose from a moving one, and the share of them one
+#: action must take for "held".
+TAIL, HELD = 100, 0.95
+#: Where the committed endings passes keep each default configuration's runs of these seeds (TF's greedy
+#: returns must match them).
+COMMITTED_PASSES = {
+    "a2c": ("endings_variants.json", "a2c_cartpole_acrobot_seeds_0_29_8b10543"),
+    "ppo": ("endings_variants.json", "ppo_acrobot_seeds_0_29_edadec8"),
+    "rainbow": ("endings.json", None),  # seeds 200-209, the defaults' own file
+}
+DEFAULT_CONFIGS = ["a2c:tf", "ppo:tf"]
+
+
+def play(agent, seed_base: int, rng: np.random.Generator | None) -> list[dict]:
+    """The final agent's :data:`FINAL_EPISODES` episodes from the endings' start states, greedy when ``rng``
+    is None, else sampled with it: each episode's return and, for one that hit the time limit, its mode."""
+    from rlkit.envs import make_vec_env
+
+    envs = make_vec_env(ENV, FINAL_EPISODES, seed=seed_base)
+    try:
+        obs, _ = envs.reset(seed=seed_base)
+        returns = np.zeros(FINAL_EPISODES)
+        running = np.ones(FINAL_EPISODES, dtype=bool)
+        actions, lower_speed = [], []  # per step, every episode's action and the lower link's |velocity|
+        while running.any():
+            act = agent.act(obs) if rng is None else agent.act(obs, deterministic=False, rng=rng)
+            actions.append(np.asarray(act))
+            obs, rewards, terminated, truncated, _ = envs.step(act)
+            lower_speed.append(np.abs(obs[:, 5]))
+            returns += np.where(running, rewards, 0.0)
+            running &= ~(terminated | truncated)
+    finally:
+        envs.close()
+    actions_by_episode, speed_by_episode = np.array(actions).T, np.array(lower_speed).T
+    episodes = []
+    for i, episode_return in enumerate(returns):
+        episode = {"return": float(episode_return)}
+        if episode_return <= -TIME_LIMIT:  # every step cost -1: the goal never reached
+            episode |= tail_mode(actions_by_episode[i, :TIME_LIMIT], speed_by_episode[i, :TIME_LIMIT])
+        episodes.append(episode)
+    return episodes
+
+
+def tail_mode(actions: np.ndarray, lower_speed: np.ndarray) -> dict:
+    """How an episode that hit the time limit spent its last :data:`TAIL` steps: the share of its most common
+    action, the lower link's mean speed (rad/s), and "held" or "other"."""
+    counts = np.bincount(actions[-TAIL:].astype(int))
+    share = float(counts.max() / counts.sum())
+    return {
+        "top_action": int(counts.argmax()), "top_action_share": share,
+        "lower_link_speed": float(lower_speed[-TAIL:].mean()), "mode": "held" if share >= HELD else "other",
+    }  # fmt: skip
+
+
+def run_one(task: tuple[str, int, int | None]) -> dict:
+    """Train the default call to the end of its budget (``steps``: another budget); play its final agent
+    greedy and, for an actor-critic, sampled (the sampler seeded with the run's seed)."""
+    import rlkit
+
+    config, seed, steps = task
+    algo, framework = config.split(":")
+    start = time.process_time()
+    budget = {} if steps is None else {"total_steps": steps}
+    result = rlkit.train(algo, env=ENV, framework=framework, seed=seed, progress=False, **budget)
+    seed_base = FINAL_EVAL_SEED + 1_000 * seed
+    greedy = play(result.agent, seed_base, None)
+    sampler = None if algo in ("dqn", "rainbow") else np.random.default_rng(seed)  # DQN's policy is greedy
+    return {
+        "config": config, "seed": seed, "steps": int(result.steps), "greedy": greedy,
+        "sampled": None if sampler is None else play(result.agent, seed_base, sampler),
+        "greedy_matches_committed": None if steps else matches_committed(algo, framework, seed, greedy),
+        "cpu_s": round(time.process_time() - start, 2),
+    }  # fmt: skip
+
+
+def matches_committed(algo: str, framework: str, seed: int, greedy: list[dict]) -> bool | None:
+    """Whether the greedy returns equal the committed endings pass's final returns for this run (None: the
+    pass has no such run)."""
+    name, pass_name = COMMITTED_PASSES.get(algo, (None, None))
+    if name is None:
+        return None
+    document = json.loads((RESULTS.parent / name).read_text())
+    runs = document["runs"] if pass_name is None else document["passes"][pass_name]["runs"]
+    for run in runs:
+        if run["overrides"]:
+            continue
+        if (run["algo"], run["env"], run["framework"], run["seed"]) == (algo, ENV, framework, seed):
+            return [episode["return"] for episode in greedy] == run["final_returns"]
+    return None
+
+
+def mean_return(episodes: list[dict] | None) -> float | None:
+    return None if episodes is None else float(np.mean([episode["return"] for episode in episodes]))
+
+
+def stuck(episodes: list[dict] | None, mode: str | None = None) -> int:
+    """Episodes that hit the time limit (of one mode, when given)."""
+    return sum("mode" in e and (mode is None or e["mode"] == mode) for e in episodes or [])
+
+
+def markdown_table(document: dict) -> str:
+    """Per configuration: final agents solved greedy and sampled, the episodes at the time limit by mode, and
+    the runs whose greedy returns repeat the committed endings pass; then one row per run that missed."""
+    lines = [
+        "| configuration | runs | greedy: solved | greedy: episodes at -500 (held, other) "
+        "| sampled: solved | sampled: episodes at -500 | greedy returns as committed |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    configs = sorted({run["config"] for run in document["runs"]}, key=lambda c: document["configs"].index(c))
+    for config in configs:
+        runs = [run for run in document["runs"] if run["config"] == config]
+        greedy_solved = sum(mean_return(run["greedy"]) >= THRESHOLD for run in runs)
+        held, other = (sum(stuck(run["greedy"], mode) for run in runs) for mode in ("held", "other"))
+        has_sampled = runs[0]["sampled"] is not None
+        sampled_solved = sum(mean_return(run["sampled"]) >= THRESHOLD for run in runs) if has_sampled else "-"
+        sampled_stuck = sum(stuck(run["sampled"]) for run in runs) if has_sampled else "-"
+        compared = [run["greedy_matches_committed"] for run in runs if run["greedy_matches_committed"] is not None]
+        matched = f"{sum(compared)} of {len(compared)}" if compared else "-"
+        lines.append(
+            f"| {config} | {len(runs)} | {greedy_solved} | {held + other} ({held}, {other}) "
+            f"| {sampled_solved} | {sampled_stuck} | {matched} |"
+        )
+    lines += ["", "| run that missed | greedy mean | greedy episodes at -500 | sampled mean |", "|---|---|---|---|"]
+    for run in document["runs"]:
+        greedy, sampled = mean_return(run["greedy"]), mean_return(run["sampled"])
+        if greedy < THRESHOLD or (sampled is not None and sampled < THRESHOLD):
+            modes = ", ".join(f"{stuck(run['greedy'], mode)} {mode}" for mode in ("held", "other"))
+            shown = "-" if sampled is None else f"{sampled:.2f}"
+            lines.append(f"| {run['config']} seed {run['seed']} | {greedy:.2f} | {modes} | {shown} |")
+    return "\n".join(lines)
+
+
+def report(run: dict) -> str:
+    greedy, sampled = mean_return(run["greedy"]), mean_return(run["sampled"])
+    shown = "-" if sampled is None else f"{sampled:.1f}"
+    at_limit = stuck(run["greedy"])
+    return f"{run['config']} seed {run['seed']:>3}: greedy {greedy:.1f} ({at_limit} at -500), sampled {shown}"
+
+
+def main() -> None:
+    parser = seed_sweep_parser(__doc__, RESULTS)
+    parser.set_defaults(seeds=list(range(30)))
+    parser.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS, help="algo:framework, e.g. a2c:tf")
+    parser.add_argument("--steps", type=int, default=None, help="environment steps per run (default: the budget)")
+    args = parser.parse_args()
+    if args.table:
+        print(markdown_table(json.loads(args.out.read_text())))
+        return
+    check_sweep(parser, args)
+    if args.steps is not None and args.steps < 1:
+        parser.error("--steps must be >= 1")
+    for config in args.configs:
+        algo, _, framework = config.partition(":")
+        if framework not in ("torch", "tf") or algo not in ("a2c", "ppo", "dqn", "rainbow"):
+            parser.error(f"--configs takes a2c|ppo|dqn|rainbow:torch|tf, got {config!r}")
+    document = {**provenance("benchmarks.learning.acrobot_traps"), "configs": args.configs, "runs": []}
+    tasks = [(config, seed, args.steps) for config in args.configs for seed in args.seeds]
+
+    def order(run: dict) -> tuple[int, int]:
+        return args.configs.index(run["config"]), run["seed"]
+
+    run_into_file(document, args.out, run_one, tasks, args.workers, order, report)
+    print(markdown_table(document))
+
+
+if __name__ == "__main__":
+    main()
