@@ -6,15 +6,17 @@ greedy episodes include one or more at -500, the time limit, while their evaluat
 trains the default call again and plays its final agent on the endings' own twenty episode seeds twice: greedy
 (the mode of the policy, as every evaluation in the course) and sampled from the policy the actor-critic
 trained (seeded; DQN's family has no sampled policy, so only greedy). Each episode that runs to the time
-limit is classified from its last :data:`TAIL` steps: "held" when one action took at least :data:`HELD` of
-them (constant torque holds the two links in a bent pose that never swings up), "other" otherwise (Rainbow's
-miss: the lower link whirls around while the upper one barely moves).
+limit keeps how it spent its last :data:`TAIL` steps (its most common action and that action's share, the
+lower link's mean speed), and the summary names it by how the links moved there: "held" when the lower link
+all but stood still (a torque that holds the two links in a bent pose that never swings up), "spinning"
+when it whirled around at :data:`SPINNING` rad/s or more without ever lifting the tip to the line.
 
-TensorFlow's default runs repeat the same evaluations on every CPU the endings passes met, so its greedy
-returns must equal those the committed passes recorded (``greedy_matches_committed``); torch's are other
-seeds' runs on another CPU (chapter 40), which is why the default configurations are TensorFlow's.
+TensorFlow's default runs repeated the endings passes' evaluations on the CPUs those passes met (not on every
+CPU: ``RESULTS.md``, "Endings"), so each run records whether its greedy returns equal those the committed pass
+recorded for it (``greedy_matches_committed``); torch's are, in effect, other seeds' runs on another CPU
+(chapter 40), which is why the default configurations are TensorFlow's.
 
-    python -m benchmarks.learning.acrobot_traps                    # A2C and PPO in TF, seeds 0-29: ~20 CPU min
+    python -m benchmarks.learning.acrobot_traps                    # A2C and PPO in TF, seeds 0-29: ~15 CPU min
     python -m benchmarks.learning.acrobot_traps --configs rainbow:tf --seeds 203 209 --out rainbow.json
     python -m benchmarks.learning.acrobot_traps --table            # the file's summary, as RESULTS.md shows it
 """
@@ -34,9 +36,10 @@ RESULTS = Path(__file__).resolve().parents[1] / "results" / "acrobot_traps.json"
 ENV = "Acrobot-v1"
 THRESHOLD = -100.0
 TIME_LIMIT = 500
-#: The steps at the end of an episode that tell a held pose from a moving one, and the share of them one
-#: action must take for "held".
-TAIL, HELD = 100, 0.95
+#: The steps at the end of an episode whose motion names it, and the lower link's mean speed (rad/s) from
+#: which it is "spinning" rather than "held" (the pass measured 0.2-0.3 rad/s held, 10.5 spinning).
+TAIL, SPINNING = 100, 1.0
+MODES = ("held", "spinning")
 #: Where the committed endings passes keep each default configuration's runs of these seeds (TF's greedy
 #: returns must match them).
 COMMITTED_PASSES = {
@@ -49,7 +52,8 @@ DEFAULT_CONFIGS = ["a2c:tf", "ppo:tf"]
 
 def play(agent, seed_base: int, rng: np.random.Generator | None) -> list[dict]:
     """The final agent's :data:`FINAL_EPISODES` episodes from the endings' start states, greedy when ``rng``
-    is None, else sampled with it: each episode's return and, for one that hit the time limit, its mode."""
+    is None, else sampled with it: each episode's return and, for one that hit the time limit, how it spent
+    its tail (:func:`tail_record`)."""
     from rlkit.envs import make_vec_env
 
     envs = make_vec_env(ENV, FINAL_EPISODES, seed=seed_base)
@@ -72,20 +76,26 @@ def play(agent, seed_base: int, rng: np.random.Generator | None) -> list[dict]:
     for i, episode_return in enumerate(returns):
         episode = {"return": float(episode_return)}
         if episode_return <= -TIME_LIMIT:  # every step cost -1: the goal never reached
-            episode |= tail_mode(actions_by_episode[i, :TIME_LIMIT], speed_by_episode[i, :TIME_LIMIT])
+            episode |= tail_record(actions_by_episode[i, :TIME_LIMIT], speed_by_episode[i, :TIME_LIMIT])
         episodes.append(episode)
     return episodes
 
 
-def tail_mode(actions: np.ndarray, lower_speed: np.ndarray) -> dict:
-    """How an episode that hit the time limit spent its last :data:`TAIL` steps: the share of its most common
-    action, the lower link's mean speed (rad/s), and "held" or "other"."""
+def tail_record(actions: np.ndarray, lower_speed: np.ndarray) -> dict:
+    """How an episode that hit the time limit spent its last :data:`TAIL` steps: its most common action, that
+    action's share of the steps, and the lower link's mean speed (rad/s)."""
     counts = np.bincount(actions[-TAIL:].astype(int))
-    share = float(counts.max() / counts.sum())
     return {
-        "top_action": int(counts.argmax()), "top_action_share": share,
-        "lower_link_speed": float(lower_speed[-TAIL:].mean()), "mode": "held" if share >= HELD else "other",
+        "top_action": int(counts.argmax()), "top_action_share": float(counts.max() / counts.sum()),
+        "lower_link_speed": float(lower_speed[-TAIL:].mean()),
     }  # fmt: skip
+
+
+def mode(episode: dict) -> str | None:
+    """ "held" or "spinning" for an episode that hit the time limit (None for one that reached the goal)."""
+    if "lower_link_speed" not in episode:
+        return None
+    return "spinning" if episode["lower_link_speed"] >= SPINNING else "held"
 
 
 def run_one(task: tuple[str, int, int | None]) -> dict:
@@ -129,38 +139,42 @@ def mean_return(episodes: list[dict] | None) -> float | None:
     return None if episodes is None else float(np.mean([episode["return"] for episode in episodes]))
 
 
-def stuck(episodes: list[dict] | None, mode: str | None = None) -> int:
+def stuck(episodes: list[dict] | None, named: str | None = None) -> int:
     """Episodes that hit the time limit (of one mode, when given)."""
-    return sum("mode" in e and (mode is None or e["mode"] == mode) for e in episodes or [])
+    return sum(mode(e) is not None and (named is None or mode(e) == named) for e in episodes or [])
+
+
+def at_limit(runs: list[dict], kind: str) -> str:
+    """The runs' ``kind`` ("greedy", "sampled") episodes at the time limit: "all (held, spinning)"."""
+    held, spinning = (sum(stuck(run[kind], named) for run in runs) for named in MODES)
+    return f"{held + spinning} ({held}, {spinning})"
 
 
 def markdown_table(document: dict) -> str:
     """Per configuration: final agents solved greedy and sampled, the episodes at the time limit by mode, and
     the runs whose greedy returns repeat the committed endings pass; then one row per run that missed."""
     lines = [
-        "| configuration | runs | greedy: solved | greedy: episodes at -500 (held, other) "
-        "| sampled: solved | sampled: episodes at -500 | greedy returns as committed |",
+        "| configuration | runs | greedy: solved | greedy: episodes at -500 (held, spinning) "
+        "| sampled: solved | sampled: episodes at -500 (held, spinning) | greedy returns as committed |",
         "|---|---|---|---|---|---|---|",
     ]
     configs = sorted({run["config"] for run in document["runs"]}, key=lambda c: document["configs"].index(c))
     for config in configs:
         runs = [run for run in document["runs"] if run["config"] == config]
         greedy_solved = sum(mean_return(run["greedy"]) >= THRESHOLD for run in runs)
-        held, other = (sum(stuck(run["greedy"], mode) for run in runs) for mode in ("held", "other"))
         has_sampled = runs[0]["sampled"] is not None
         sampled_solved = sum(mean_return(run["sampled"]) >= THRESHOLD for run in runs) if has_sampled else "-"
-        sampled_stuck = sum(stuck(run["sampled"]) for run in runs) if has_sampled else "-"
         compared = [run["greedy_matches_committed"] for run in runs if run["greedy_matches_committed"] is not None]
         matched = f"{sum(compared)} of {len(compared)}" if compared else "-"
         lines.append(
-            f"| {config} | {len(runs)} | {greedy_solved} | {held + other} ({held}, {other}) "
-            f"| {sampled_solved} | {sampled_stuck} | {matched} |"
+            f"| {config} | {len(runs)} | {greedy_solved} | {at_limit(runs, 'greedy')} "
+            f"| {sampled_solved} | {at_limit(runs, 'sampled') if has_sampled else '-'} | {matched} |"
         )
     lines += ["", "| run that missed | greedy mean | greedy episodes at -500 | sampled mean |", "|---|---|---|---|"]
     for run in document["runs"]:
         greedy, sampled = mean_return(run["greedy"]), mean_return(run["sampled"])
         if greedy < THRESHOLD or (sampled is not None and sampled < THRESHOLD):
-            modes = ", ".join(f"{stuck(run['greedy'], mode)} {mode}" for mode in ("held", "other"))
+            modes = ", ".join(f"{stuck(run['greedy'], named)} {named}" for named in MODES)
             shown = "-" if sampled is None else f"{sampled:.2f}"
             lines.append(f"| {run['config']} seed {run['seed']} | {greedy:.2f} | {modes} | {shown} |")
     return "\n".join(lines)
