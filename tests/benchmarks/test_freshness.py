@@ -57,6 +57,11 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
     # claim C16's health signals (chapter 15)
     "clip_range.json": (*LIBRARY, "benchmarks/learning/clip_range.py"),
     "health_signals.json": (*LIBRARY, "benchmarks/learning/health_signals.py"),
+    # the library, and the final agents of Acrobot's endings played greedy and sampled (issue 33's misses)
+    **{
+        name: (*LIBRARY, "benchmarks/learning/endings.py", "benchmarks/learning/acrobot_traps.py")
+        for name in ("acrobot_traps.json", "acrobot_traps_rainbow.json")
+    },
     # the library, and chapter 23's ablation runs
     "ppo_ablation.json": (*LIBRARY, "benchmarks/learning/ppo_ablation.py"),
     # the library, its low-precision casts, and the endings script that ran the bf16 pass (chapter 44)
@@ -116,6 +121,8 @@ UNCHANGED_BY: dict[str, str] = {
     "7a21f01": "TD3 gained HalfCheetah defaults and budget: no file under the test trains TD3 there",
     "5187e74": "health_signals.py names its two entropy bounds (the same values); its runs and checks unchanged",
     "b2b810e": "the docstrings of clip_range.py and health_signals.py give their passes' times; no code changed",
+    "1b4779f": "acrobot_traps.py names an episode at the limit from the measurements the pass stored (its own "
+    "naming, by action share, dropped from the files): its runs and their measurements unchanged",
     "aca352a": "SAC and TD3 gained Hopper defaults and budgets (HalfCheetah's settings, the same values, written "
     "once for both): no file under the test trains either on Hopper",
     "4e39499": "harder_tasks reads a milestone past a run's end as None: the MinAtar runs (500k, 1M steps) reach "
