@@ -29,9 +29,12 @@ def seed_sweep_parser(description: str, results: Path) -> argparse.ArgumentParse
 
 
 def check_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Refuse what would run nothing or run a seed twice."""
+    """Refuse what would run nothing or run a seed twice: no workers, a repeated seed, or (for a script with
+    a ``--steps`` budget) a budget below one step."""
     if args.workers < 1 or len(set(args.seeds)) != len(args.seeds):
         parser.error("--workers must be >= 1 and --seeds must not repeat")
+    if getattr(args, "steps", None) is not None and args.steps < 1:
+        parser.error("--steps must be >= 1")
 
 
 def provenance(module: str) -> dict:
@@ -129,8 +132,6 @@ def sweep_main(
         print(markdown_table(json.loads(args.out.read_text())))
         return
     check_sweep(parser, args)
-    if args.steps is not None and args.steps < 1:
-        parser.error("--steps must be >= 1")
     module = sys.modules["__main__"].__spec__.name  # the script's module, as `python -m` ran it
     document = {**header, "steps": args.steps, **provenance(module), "runs": []}
     tasks = [(setting, seed, args.steps) for seed in args.seeds for setting in settings]

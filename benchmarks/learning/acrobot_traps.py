@@ -197,8 +197,6 @@ def main() -> None:
         print(markdown_table(json.loads(args.out.read_text())))
         return
     check_sweep(parser, args)
-    if args.steps is not None and args.steps < 1:
-        parser.error("--steps must be >= 1")
     for config in args.configs:
         algo, _, framework = config.partition(":")
         if framework not in ("torch", "tf") or algo not in ("a2c", "ppo", "dqn", "rainbow"):

@@ -49,3 +49,18 @@ def test_results_md_shows_the_table_of_the_committed_file(script):
     committed = json.loads((ROOT / "benchmarks" / "results" / f"{script}.json").read_text())
     table = benchmark_script(script).markdown_table(committed)
     assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), f"re-paste `{script}.py --table`"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["--workers", "0"], ["--seeds", "1", "1"], ["--steps", "0"]],
+    ids=["no worker", "a seed twice", "no step"],
+)
+def test_a_sweep_that_would_run_nothing_or_a_seed_twice_is_refused_before_it_starts(arguments):
+    from benchmarks._results_file import check_sweep, seed_sweep_parser
+
+    parser = seed_sweep_parser("a sweep", ROOT / "unused.json")
+    parser.add_argument("--steps", type=int, default=None)
+    check_sweep(parser, parser.parse_args(["--seeds", "1", "2"]))  # a sound sweep passes
+    with pytest.raises(SystemExit):
+        check_sweep(parser, parser.parse_args(arguments))
