@@ -8,7 +8,7 @@ trains the default call again and plays its final agent on the endings' own twen
 trained (seeded; DQN's family has no sampled policy, so only greedy). Each episode that runs to the time
 limit keeps how it spent its last :data:`TAIL` steps (its most common action and that action's share, the
 lower link's mean speed), and the summary names it by how the links moved there: "held" when the lower link
-all but stood still (a torque that holds the two links in a bent pose that never swings up), "spinning"
+all but stood still (a torque that holds the two links in a pose that never swings up), "spinning"
 when it whirled around at :data:`SPINNING` rad/s or more without ever lifting the tip to the line.
 
 TensorFlow's default runs repeated the endings passes' evaluations on the CPUs those passes met (not on every
