@@ -92,7 +92,7 @@ def tail_record(actions: np.ndarray, lower_speed: np.ndarray) -> dict:
 
 
 def mode(episode: dict) -> str | None:
-    """ "held" or "spinning" for an episode that hit the time limit (None for one that reached the goal)."""
+    """The name of an episode that hit the time limit, "held" or "spinning" (None: it reached the goal)."""
     if "lower_link_speed" not in episode:
         return None
     return "spinning" if episode["lower_link_speed"] >= SPINNING else "held"
