@@ -123,6 +123,7 @@ UNCHANGED_BY: dict[str, str] = {
     "b2b810e": "the docstrings of clip_range.py and health_signals.py give their passes' times; no code changed",
     "5b6c977": "acrobot_traps.py leaves its --steps check to check_sweep (the same refusal); runs unchanged",
     "91bea59": "a word of acrobot_traps.py's docstring; no code changed",
+    "c108f2f": "acrobot_traps.mode's docstring reworded; no code changed",
     "1b4779f": "acrobot_traps.py names an episode at the limit from the measurements the pass stored (its own "
     "naming, by action share, dropped from the files): its runs and their measurements unchanged",
     "aca352a": "SAC and TD3 gained Hopper defaults and budgets (HalfCheetah's settings, the same values, written "
