@@ -41,6 +41,8 @@ Q_BOUND, FLAG_BY, RANDOM_PLAY = 100.0, 3_500, 50.0  # 1 / (1 - gamma); the chapt
 #: The chapter's entropy bounds: a diverging run's final entropy below COLLAPSED is one action everywhere; the
 #: frozen target's mean entropy above NOT_COLLAPSED is no lasting collapse.
 COLLAPSED, NOT_COLLAPSED = 0.05, 0.1
+#: The names of the two per-seed checks the chapter judges over its seeds rather than per seed.
+ONE_ACTION, NO_COLLAPSE = "diverging run ends on one action", f"stuck run's mean entropy above {NOT_COLLAPSED}"
 
 
 def run_one(task: tuple[str, int, int]) -> dict:
@@ -90,14 +92,14 @@ def per_seed_checks(healthy: dict, diverging: dict, stuck: dict) -> dict[str, bo
         "stuck run calm": stuck["q_std_max"] < Q_BOUND and stuck["td_error_median_final"] < 1,
         "stuck run below half the healthy best": stuck["eval_return_max"] < 0.5 * healthy["eval_return_max"],
         "stuck Q spread a tenth of the healthy one's": stuck["q_std_final"] < 0.1 * healthy["q_std_final"],
-        "diverging run ends on one action": diverging["action_entropy_final"] < COLLAPSED,
-        "stuck run's mean entropy above 0.1": stuck["action_entropy_mean"] > NOT_COLLAPSED,
+        ONE_ACTION: diverging["action_entropy_final"] < COLLAPSED,
+        NO_COLLAPSE: stuck["action_entropy_mean"] > NOT_COLLAPSED,
     }
 
 
 #: The two checks the chapter makes over its seeds rather than on each: a collapse on at least one seed, and
 #: the frozen target's entropy averaged over the seeds.
-OVER_SEEDS = ("diverging run ends on one action", "stuck run's mean entropy above 0.1")
+OVER_SEEDS = (ONE_ACTION, NO_COLLAPSE)
 
 
 def seed_summary(runs: dict[str, dict]) -> tuple[bool, float, float]:
