@@ -51,26 +51,20 @@ DEFAULT_CONFIGS = ["a2c:tf", "ppo:tf"]
 
 
 def play(agent, seed_base: int, rng: np.random.Generator | None) -> list[dict]:
-    """The final agent's :data:`FINAL_EPISODES` episodes from the endings' start states, greedy when ``rng``
-    is None, else sampled with it: each episode's return and, for one that hit the time limit, how it spent
-    its tail (:func:`tail_record`)."""
-    from rlkit.envs import make_vec_env
+    """The final agent's :data:`FINAL_EPISODES` episodes from the endings' start states, played as the endings
+    play them (``rlkit.evaluate.play_episodes``), greedy when ``rng`` is None, else sampled with it: each
+    episode's return and, for one that hit the time limit, how it spent its tail (:func:`tail_record`)."""
+    from rlkit.evaluate import play_episodes
 
-    envs = make_vec_env(ENV, FINAL_EPISODES, seed=seed_base)
-    try:
-        obs, _ = envs.reset(seed=seed_base)
-        returns = np.zeros(FINAL_EPISODES)
-        running = np.ones(FINAL_EPISODES, dtype=bool)
-        actions, lower_speed = [], []  # per step, every episode's action and the lower link's |velocity|
-        while running.any():
-            act = agent.act(obs) if rng is None else agent.act(obs, deterministic=False, rng=rng)
-            actions.append(np.asarray(act))
-            obs, rewards, terminated, truncated, _ = envs.step(act)
-            lower_speed.append(np.abs(obs[:, 5]))
-            returns += np.where(running, rewards, 0.0)
-            running &= ~(terminated | truncated)
-    finally:
-        envs.close()
+    actions, lower_speed = [], []  # per step, every episode's action and the lower link's |velocity| before it
+
+    def recording_policy(obs: np.ndarray) -> np.ndarray:
+        act = agent.act(obs) if rng is None else agent.act(obs, deterministic=False, rng=rng)
+        actions.append(np.asarray(act))
+        lower_speed.append(np.abs(obs[:, 5]))
+        return act
+
+    returns = play_episodes(recording_policy, ENV, FINAL_EPISODES, seed_base)
     actions_by_episode, speed_by_episode = np.array(actions).T, np.array(lower_speed).T
     episodes = []
     for i, episode_return in enumerate(returns):
