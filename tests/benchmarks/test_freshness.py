@@ -121,11 +121,7 @@ UNCHANGED_BY: dict[str, str] = {
     "7a21f01": "TD3 gained HalfCheetah defaults and budget: no file under the test trains TD3 there",
     "5187e74": "health_signals.py names its two entropy bounds (the same values); its runs and checks unchanged",
     "b2b810e": "the docstrings of clip_range.py and health_signals.py give their passes' times; no code changed",
-    "5b6c977": "acrobot_traps.py leaves its --steps check to check_sweep (the same refusal); runs unchanged",
-    "91bea59": "a word of acrobot_traps.py's docstring; no code changed",
-    "c108f2f": "acrobot_traps.mode's docstring reworded; no code changed",
-    "1b4779f": "acrobot_traps.py names an episode at the limit from the measurements the pass stored (its own "
-    "naming, by action share, dropped from the files): its runs and their measurements unchanged",
+    "d60a0a0": "health_signals.py names its over-seed checks once (the same names, the same bounds); runs unchanged",
     "aca352a": "SAC and TD3 gained Hopper defaults and budgets (HalfCheetah's settings, the same values, written "
     "once for both): no file under the test trains either on Hopper",
     "4e39499": "harder_tasks reads a milestone past a run's end as None: the MinAtar runs (500k, 1M steps) reach "
