@@ -1,0 +1,85 @@
+"""benchmarks/learning/lander_tails.py: a smoke run that plays a final agent's evaluation episodes again, how an
+episode's ending is named (each outcome able to fail), the chance of the mark and the interval, and the
+committed file with RESULTS.md's table of it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import benchmark_script, run_benchmark
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_short_pass_replays_the_evaluated_episodes_and_names_every_ending(tmp_path):
+    out, runs = tmp_path / "tails.json", tmp_path / "runs"
+    arguments = ("--configs", "dqn:LunarLander-v3:torch", "--seeds", "4", "--steps", "1500", "--episodes", "24")
+    run_benchmark("lander_tails", *arguments, "--runs", str(runs), "--out", str(out))
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["first_20_as_evaluated"] is True  # the same start states, the same returns
+    assert len(run["episodes"]) == 24 and len(run["final_returns"]) == 20
+    script = benchmark_script("lander_tails")
+    assert {episode["outcome"] for episode in run["episodes"]} <= set(script.OUTCOMES)
+    assert (runs / "dqn-LunarLander-v3-torch-seed4-steps1500" / "final.pt").exists()  # kept for the next pass
+
+
+def test_a_pass_refuses_other_tasks_and_fewer_episodes_than_the_evaluation(tmp_path):
+    import subprocess
+
+    with pytest.raises(subprocess.CalledProcessError, match="returned non-zero"):
+        run_benchmark("lander_tails", "--configs", "dqn:CartPole-v1", "--out", str(tmp_path / "x.json"))
+    with pytest.raises(subprocess.CalledProcessError):
+        run_benchmark("lander_tails", "--configs", "dqn:LunarLander-v3", "--episodes", "19")
+
+
+def test_an_ending_is_named_from_the_last_step():
+    script = benchmark_script("lander_tails")
+    centre, outside = np.zeros(8), np.r_[1.02, np.zeros(7)]
+    assert script.outcome(centre, 100.0, True) == "landed"
+    assert script.outcome(centre, -100.0, True) == "crashed"
+    assert script.outcome(outside, -100.0, True) == "flew off"
+    assert script.outcome(centre, -0.7, False) == "time limit"  # truncated at 1,000 steps
+
+
+def test_real_episodes_are_recorded_as_play_episodes_plays_them():
+    """A lander that never fires crashes on every start state; gymnasium's own heuristic lands on most."""
+    import types
+
+    from gymnasium.envs.box2d.lunar_lander import heuristic
+
+    script = benchmark_script("lander_tails")
+    idle = script.play(lambda obs: np.zeros(len(obs), dtype=int), "LunarLander-v3", 6, 100)
+    assert [episode["outcome"] for episode in idle] == ["crashed"] * 6
+    discrete = types.SimpleNamespace(unwrapped=types.SimpleNamespace(continuous=False))
+    pilot = script.play(lambda obs: np.array([heuristic(discrete, o) for o in obs]), "LunarLander-v3", 12, 100)
+    assert sum(episode["outcome"] == "landed" for episode in pilot) >= 9
+
+
+def test_the_chance_of_the_mark_is_the_share_of_draws_of_twenty_that_pass_it():
+    script = benchmark_script("lander_tails")
+    steady = list(np.linspace(260, 280, 100))
+    assert script.chance_of_mark(steady) == 1.0
+    assert script.chance_of_mark(steady[:19] + [-100.0]) == 0.0  # twenty, one crash: never
+    one_crash = steady[:99] + [-100.0]  # in a fifth of the draws of 20 of 100
+    assert abs(script.chance_of_mark(one_crash) - 0.8) < 0.01  # with replacement: 0.82
+    low, high = script.wilson(0, 100)
+    assert low == 0.0 and 0.03 < high < 0.04
+    low, high = script.wilson(5, 100)
+    assert 0.02 < low < 0.05 < high < 0.12
+
+
+def test_the_table_counts_outcomes_and_the_mark_per_run():
+    script = benchmark_script("lander_tails")
+    landed = {"return": 270.0, "steps": 300, "outcome": "landed"}
+    crashed = {"return": -100.0, "steps": 200, "outcome": "crashed"}
+    run = {
+        "algo": "td3", "env": "LunarLanderContinuous-v3", "framework": "torch", "seed": 2,
+        "episodes": [crashed] + [landed] * 99, "final_returns": [-100.0] + [270.0] * 19, "chance_of_mark": 0.8,
+    }  # fmt: skip
+    row = script.markdown_table({"runs": [run]}).splitlines()[-1]
+    assert row.startswith("| td3 LunarLanderContinuous-v3 torch seed 2 | no | 100 | 99 | 1 | 0 | 0 | 1.0% (")
+    assert row.endswith("| 266.3 | 80% |")
