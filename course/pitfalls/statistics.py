@@ -40,9 +40,11 @@ def iqm(values: np.ndarray) -> float | np.ndarray:
     return float(middle) if middle.ndim == 0 else middle
 
 
-def bootstrap_resamples(values: np.ndarray, draws: int, seed: int) -> np.ndarray:
-    """``draws`` resamples of the 1-D ``values`` with replacement, one per row, each as long as ``values``."""
-    return values[np.random.default_rng(seed).integers(0, len(values), size=(draws, len(values)))]
+def bootstrap_resamples(values: np.ndarray, draws: int, seed: int, size: int | None = None) -> np.ndarray:
+    """``draws`` resamples of the 1-D ``values`` with replacement, one per row, each as long as ``values`` (or
+    ``size``: an evaluation of fewer episodes than were played)."""
+    length = len(values) if size is None else size
+    return values[np.random.default_rng(seed).integers(0, len(values), size=(draws, length))]
 
 
 def iqm_ci(values: np.ndarray, reps: int = 2_000, seed: int = 0) -> tuple[float, float, float]:
