@@ -5,12 +5,13 @@ another draw of 20 episodes?
 Most final agents of the harder-tasks runs land in nearly every episode and still miss that mark: one crash
 among twenty episodes (about -100 against about +270) lowers the mean by some 20 and lifts the standard
 deviation past 70. Whether an agent passes is then a question of how often it crashes, which twenty
-episodes cannot measure. This script trains the default call again (through ``harder_tasks``' resumable
-runs: a run already in ``--runs`` is not trained twice) and plays its final agent for ``--episodes``
-episodes, the first twenty being the final evaluation's own (so ``first_20_as_evaluated`` checks that these
-are the returns the run was judged by). Each episode keeps how it ended, read from the environment's last
-step: "landed" (the lander came to rest: +100), "crashed" (the body touched the ground: -100), "flew off"
-(out of the viewport: -100) or "time limit" (1,000 steps of hovering).
+episodes cannot measure. This script plays a run's final agent for ``--episodes`` episodes, the first
+twenty being the final evaluation's own (so ``first_20_as_evaluated`` checks that these are the returns the
+run was judged by). A run that ``--evaluated`` (a harder-tasks results file) records, its final agent in
+``--runs``, is played as it is; any other is trained first, there, through ``harder_tasks``' resumable runs.
+Each episode keeps how it ended, read from the environment's last step: "landed" (the lander came to rest:
++100), "crashed" (the body touched the ground: -100), "flew off" (out of the viewport: -100) or "time limit"
+(1,000 steps of hovering).
 
 Per run the summary gives the share of episodes not landed with a 95% Wilson interval and the **chance of
 the mark**: the share of :data:`DRAWS` bootstrap draws of 20 of the run's episodes (with replacement, a
@@ -35,6 +36,7 @@ import numpy as np
 from benchmarks._results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 from benchmarks.learning.endings import FINAL_EPISODES, FINAL_EVAL_SEED, key, parse_configs
 from benchmarks.learning.harder_tasks import GRADED_AT, RUNS, run_folder
+from benchmarks.learning.harder_tasks import RESULTS as HARDER_TASKS
 from benchmarks.learning.harder_tasks import run_one as train_run
 from course.pitfalls.statistics import bootstrap_resamples
 from rlkit.cli import parse_settings
@@ -43,8 +45,8 @@ RESULTS = Path(__file__).resolve().parents[1] / "results" / "lander_tails.json"
 OUTCOMES = ("landed", "crashed", "flew off", "time limit")
 #: Draws of 20 episodes per run behind the chance of the mark (its standard error is below 0.5 points).
 DRAWS = 10_000
-#: LunarLander's reward on the step the lander comes to rest, and on a crash or a flight out of view.
-LANDED, LOST = 100.0, -100.0
+#: LunarLander's reward on the step the lander comes to rest (a crash or a flight out of view pays -100).
+LANDED = 100.0
 
 
 class FirstEpisode(gym.Wrapper):
@@ -112,22 +114,35 @@ def wilson(lost: int, total: int, z: float = 1.96) -> tuple[float, float]:
     return float(max(centre - half, 0.0)), float(min(centre + half, 1.0))
 
 
+def measured_run(evaluated: Path, algo: str, env: str, framework: str, seed: int, overrides: dict) -> dict | None:
+    """The run's record in the harder-tasks results file ``evaluated`` (None: not there)."""
+    if not evaluated.exists():
+        return None
+    for run in json.loads(evaluated.read_text())["runs"]:
+        if key(run) == (algo, env, framework, seed) and run["overrides"] == overrides:
+            return run
+    return None
+
+
 def run_one(task: tuple) -> dict:
-    """Train (or find, in ``runs``) the run's final agent and play its episodes."""
+    """Play the run's final agent: the one in ``runs`` when ``evaluated`` records the run (a finished run is
+    not trained again), else trained there now (resumed from its checkpoint if one is there)."""
     import rlkit
 
-    algo, env, framework, seed, steps, overrides, episodes, runs = task
+    algo, env, framework, seed, steps, overrides, episodes, runs, evaluated = task
     start = time.process_time()
-    trained = train_run((algo, env, framework, seed, steps, overrides, runs, 10_000, False, "cpu"))
     folder = run_folder(runs, algo, env, framework, seed, overrides, steps)
-    agent = rlkit.load(folder / f"final{'.pt' if framework == 'torch' else '.keras'}")
-    endings = play(agent, env, episodes, FINAL_EVAL_SEED + 1_000 * seed)
+    final = folder / f"final{'.pt' if framework == 'torch' else '.keras'}"
+    record = measured_run(evaluated, algo, env, framework, seed, overrides) if final.exists() else None
+    if record is None:
+        record = train_run((algo, env, framework, seed, steps, overrides, runs, 10_000, False, "cpu"))
+    endings = play(rlkit.load(final), env, episodes, FINAL_EVAL_SEED + 1_000 * seed)
     returns = [ending["return"] for ending in endings]
     return {
         "algo": algo, "env": env, "framework": framework, "seed": seed, "overrides": overrides,
-        "budget": trained["budget"],
-        "episodes": endings, "final_returns": trained["final_returns"],
-        "first_20_as_evaluated": returns[:FINAL_EPISODES] == trained["final_returns"],
+        "budget": record["budget"],
+        "episodes": endings, "final_returns": record["final_returns"],
+        "first_20_as_evaluated": returns[:FINAL_EPISODES] == record["final_returns"],
         "cpu_s": round(time.process_time() - start, 2),
     }  # fmt: skip
 
@@ -179,6 +194,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, help="the budget (default: rlkit.train's for the task)")
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="hyperparameter overrides")
     parser.add_argument("--runs", type=Path, default=RUNS, help="harder_tasks' run folders (trained there if absent)")
+    parser.add_argument(
+        "--evaluated", type=Path, default=HARDER_TASKS, help="the harder_tasks results file of the runs in --runs"
+    )
     args = parser.parse_args()
     check_sweep(parser, args)
     if args.table:
@@ -196,7 +214,9 @@ def main() -> None:
         **provenance("benchmarks.learning.lander_tails"), "episodes": args.episodes, "overrides": overrides, "runs": [],
     }  # fmt: skip
     tasks = [
-        (*config, seed, args.steps, overrides, args.episodes, args.runs) for config in configs for seed in args.seeds
+        (*config, seed, args.steps, overrides, args.episodes, args.runs, args.evaluated)
+        for config in configs
+        for seed in args.seeds
     ]
     run_into_file(document, args.out, run_one, tasks, args.workers, key, report)
     print(markdown_table(document))

@@ -15,16 +15,25 @@ from tests.conftest import benchmark_script, run_benchmark
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_short_pass_replays_the_evaluated_episodes_and_names_every_ending(tmp_path):
-    out, runs = tmp_path / "tails.json", tmp_path / "runs"
-    arguments = ("--configs", "dqn:LunarLander-v3:torch", "--seeds", "4", "--steps", "1500", "--episodes", "24")
-    run_benchmark("lander_tails", *arguments, "--runs", str(runs), "--out", str(out))
-    (run,) = json.loads(out.read_text())["runs"]
-    assert run["first_20_as_evaluated"] is True  # the same start states, the same returns
-    assert len(run["episodes"]) == 24 and len(run["final_returns"]) == 20
+def test_a_short_pass_plays_a_measured_run_as_it_is_and_trains_one_it_lacks(tmp_path):
+    """Seed 4 trained by harder_tasks is played from its folder, its agent untouched; seed 5 is trained by the
+    pass itself."""
+    runs, measured, out = tmp_path / "runs", tmp_path / "harder.json", tmp_path / "tails.json"
+    shared = ("--configs", "dqn:LunarLander-v3:torch", "--steps", "1500", "--runs", str(runs))
+    run_benchmark("harder_tasks", *shared, "--seeds", "4", "--out", str(measured))
+    agent = runs / "dqn-LunarLander-v3-torch-seed4-steps1500" / "final.pt"
+    written = agent.stat().st_mtime_ns
+    run_benchmark("lander_tails", *shared, "--seeds", "4", "5", "--episodes", "24", "--evaluated", str(measured),
+                  "--out", str(out))  # fmt: skip
+    played, trained = json.loads(out.read_text())["runs"]
+    (evaluated,) = json.loads(measured.read_text())["runs"]
+    assert played["final_returns"] == evaluated["final_returns"] and played["first_20_as_evaluated"] is True
+    assert agent.stat().st_mtime_ns == written  # not trained again
+    assert trained["first_20_as_evaluated"] is True  # the same start states, the same returns
+    assert len(trained["episodes"]) == 24 and len(trained["final_returns"]) == 20
     script = benchmark_script("lander_tails")
-    assert {episode["outcome"] for episode in run["episodes"]} <= set(script.OUTCOMES)
-    assert (runs / "dqn-LunarLander-v3-torch-seed4-steps1500" / "final.pt").exists()  # kept for the next pass
+    assert {episode["outcome"] for episode in played["episodes"] + trained["episodes"]} <= set(script.OUTCOMES)
+    assert (runs / "dqn-LunarLander-v3-torch-seed5-steps1500" / "final.pt").exists()  # kept for the next pass
 
 
 def test_a_pass_refuses_other_tasks_and_fewer_episodes_than_the_evaluation(tmp_path):
