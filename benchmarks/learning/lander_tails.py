@@ -10,10 +10,11 @@ twenty being the final evaluation's own (so ``first_20_as_evaluated`` checks tha
 run was judged by). A run that ``--evaluated`` (a harder-tasks results file) records, its final agent in
 ``--runs``, is played as it is; any other is trained first, there, through ``harder_tasks``' resumable runs.
 Each episode keeps how it ended, read from the environment's last step: "landed" (the lander came to rest:
-+100), "crashed" (the body touched the ground: -100), "flew off" (out of the viewport: -100) or "time limit"
-(1,000 steps of hovering).
++100), "down" (on both legs at the 1,000-step time limit, an engine still firing now and then, so it never
+came to rest: no +100, but no loss either), "hovered" (in the air at the time limit), "crashed" (the body
+touched the ground: -100) or "flew off" (out of the viewport: -100). The last three are the **lost** episodes.
 
-Per run the summary gives the share of episodes not landed with a 95% Wilson interval and the **chance of
+Per run the summary gives the share of lost episodes with a 95% Wilson interval and the **chance of
 the mark**: the share of :data:`DRAWS` bootstrap draws of 20 of the run's episodes (with replacement, a
 fixed generator) whose mean - std reaches 200.
 
@@ -42,7 +43,8 @@ from course.pitfalls.statistics import bootstrap_resamples
 from rlkit.cli import parse_settings
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "lander_tails.json"
-OUTCOMES = ("landed", "crashed", "flew off", "time limit")
+OUTCOMES = ("landed", "down", "hovered", "crashed", "flew off")
+LOST = ("hovered", "crashed", "flew off")
 #: Draws of 20 episodes per run behind the chance of the mark (its standard error is below 0.5 points).
 DRAWS = 10_000
 #: LunarLander's reward on the step the lander comes to rest (a crash or a flight out of view pays -100).
@@ -68,9 +70,10 @@ class FirstEpisode(gym.Wrapper):
 
 def outcome(obs: np.ndarray, reward: float, terminated: bool) -> str:
     """How a LunarLander episode ended, from its last step (gymnasium's ``LunarLander.step``: +100 when the
-    lander rests, -100 when its body touches the ground or its x leaves [-1, 1]; else the time limit)."""
+    lander rests, -100 when its body touches the ground or its x leaves [-1, 1]; else the time limit, with both
+    legs on the ground (observations 6 and 7) or not)."""
     if not terminated:
-        return "time limit"
+        return "down" if obs[6] > 0.5 and obs[7] > 0.5 else "hovered"
     if reward == LANDED:
         return "landed"
     return "flew off" if abs(float(obs[0])) >= 1.0 else "crashed"
@@ -159,22 +162,22 @@ def run_chance(run: dict) -> float:
 
 
 def markdown_table(document: dict) -> str:
-    """One row per run: the mark on the evaluated 20 episodes, the outcomes of all, the share not landed with
+    """One row per run: the mark on the evaluated 20 episodes, the outcomes of all, the share lost with
     its interval, and the chance of the mark on another 20."""
     lines = [
-        "| run | graded (its 20) | episodes | landed | crashed | flew off | time limit "
-        "| not landed (95% interval) | mean | chance of the mark |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| run | graded (its 20) | episodes | landed | down | hovered | crashed | flew off "
+        "| lost (95% interval) | mean | chance of the mark |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for run in sorted(document["runs"], key=key):
         found, total = counts(run), len(run["episodes"])
-        lost = total - found["landed"]
+        lost = sum(found[name] for name in LOST)
         low, high = wilson(lost, total)
         first = bool(graded(np.asarray(run["final_returns"])))
         mean = np.mean([episode["return"] for episode in run["episodes"]])
         lines.append(
             f"| {run['algo']} {run['env']} {run['framework']} seed {run['seed']} | {'yes' if first else 'no'} "
-            f"| {total} | {found['landed']} | {found['crashed']} | {found['flew off']} | {found['time limit']} "
+            f"| {total} | {' | '.join(str(found[name]) for name in OUTCOMES)} "
             f"| {lost / total:.1%} ({low:.1%}-{high:.1%}) | {mean:.1f} | {run_chance(run):.0%} |"
         )
     return "\n".join(lines)
