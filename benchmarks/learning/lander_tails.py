@@ -10,9 +10,10 @@ twenty being the final evaluation's own (so ``first_20_as_evaluated`` checks tha
 run was judged by). A run that ``--evaluated`` (a harder-tasks results file) records, its final agent in
 ``--runs``, is played as it is; any other is trained first, there, through ``harder_tasks``' resumable runs.
 Each episode keeps how it ended, read from the environment's last step: "landed" (the lander came to rest:
-+100), "down" (on both legs at the 1,000-step time limit, an engine still firing now and then, so it never
-came to rest: no +100, but no loss either), "hovered" (in the air at the time limit), "crashed" (the body
-touched the ground: -100) or "flew off" (out of the viewport: -100). The last three are the **lost** episodes.
++100); at the 1,000-step time limit, "on the pad" (at the pad's height between its flags, held there by an
+engine that never lets it come to rest: no +100, but a return near 170, no loss) or "elsewhere" (hovering, or
+down beside the pad, returns near 0); "crashed" (the body touched the ground: -100) or "flew off" (out of the
+viewport: -100). The last three are the **lost** episodes.
 
 Per run the summary gives the share of lost episodes with a 95% Wilson interval and the **chance of
 the mark**: the share of :data:`DRAWS` bootstrap draws of 20 of the run's episodes (with replacement, a
@@ -43,8 +44,11 @@ from course.pitfalls.statistics import bootstrap_resamples
 from rlkit.cli import parse_settings
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "lander_tails.json"
-OUTCOMES = ("landed", "down", "hovered", "crashed", "flew off")
-LOST = ("hovered", "crashed", "flew off")
+OUTCOMES = ("landed", "on the pad", "elsewhere", "crashed", "flew off")
+LOST = ("elsewhere", "crashed", "flew off")
+#: The pad, in the observation's units: between the flags (|x| <= 0.2) and within 0.1 of its height (y = 0
+#: where the legs touch it; 0.1 is about two thirds of a metre).
+PAD_HALF_WIDTH, PAD_HEIGHT = 0.2, 0.1
 #: Draws of 20 episodes per run behind the chance of the mark (its standard error is below 0.5 points).
 DRAWS = 10_000
 #: LunarLander's reward on the step the lander comes to rest (a crash or a flight out of view pays -100).
@@ -70,10 +74,11 @@ class FirstEpisode(gym.Wrapper):
 
 def outcome(obs: np.ndarray, reward: float, terminated: bool) -> str:
     """How a LunarLander episode ended, from its last step (gymnasium's ``LunarLander.step``: +100 when the
-    lander rests, -100 when its body touches the ground or its x leaves [-1, 1]; else the time limit, with both
-    legs on the ground (observations 6 and 7) or not)."""
+    lander rests, -100 when its body touches the ground or its x leaves [-1, 1]; else the time limit, on the
+    pad or elsewhere: observations 0 and 1 are x and y)."""
     if not terminated:
-        return "down" if obs[6] > 0.5 and obs[7] > 0.5 else "hovered"
+        on_pad = abs(float(obs[0])) <= PAD_HALF_WIDTH and float(obs[1]) < PAD_HEIGHT
+        return "on the pad" if on_pad else "elsewhere"
     if reward == LANDED:
         return "landed"
     return "flew off" if abs(float(obs[0])) >= 1.0 else "crashed"
@@ -165,7 +170,7 @@ def markdown_table(document: dict) -> str:
     """One row per run: the mark on the evaluated 20 episodes, the outcomes of all, the share lost with
     its interval, and the chance of the mark on another 20."""
     lines = [
-        "| run | graded (its 20) | episodes | landed | down | hovered | crashed | flew off "
+        "| run | graded (its 20) | episodes | landed | on the pad | elsewhere | crashed | flew off "
         "| lost (95% interval) | mean | chance of the mark |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]

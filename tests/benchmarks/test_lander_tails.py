@@ -47,13 +47,13 @@ def test_a_pass_refuses_other_tasks_and_fewer_episodes_than_the_evaluation(tmp_p
 
 def test_an_ending_is_named_from_the_last_step():
     script = benchmark_script("lander_tails")
-    centre, outside, legs_down = np.zeros(8), np.r_[1.02, np.zeros(7)], np.r_[np.zeros(6), 1.0, 1.0]
+    centre, outside = np.zeros(8), np.r_[1.02, np.zeros(7)]
     assert script.outcome(centre, 100.0, True) == "landed"
     assert script.outcome(centre, -100.0, True) == "crashed"
     assert script.outcome(outside, -100.0, True) == "flew off"
-    assert script.outcome(centre, -0.7, False) == "hovered"  # truncated at 1,000 steps, in the air
-    assert script.outcome(legs_down, -0.3, False) == "down"  # on both legs, never at rest
-    assert script.outcome(np.r_[np.zeros(6), 1.0, 0.0], -0.3, False) == "hovered"  # one leg: not down
+    assert script.outcome(centre, -0.3, False) == "on the pad"  # truncated at 1,000 steps, never at rest
+    assert script.outcome(np.r_[0.38, 0.04, np.zeros(6)], -0.3, False) == "elsewhere"  # beside the pad
+    assert script.outcome(np.r_[0.05, 0.5, np.zeros(6)], -0.3, False) == "elsewhere"  # above it
 
 
 def test_real_episodes_are_recorded_as_play_episodes_plays_them():
@@ -88,10 +88,10 @@ def test_the_table_counts_outcomes_and_the_mark_per_run():
     script = benchmark_script("lander_tails")
     landed = {"return": 270.0, "steps": 300, "outcome": "landed"}
     crashed = {"return": -100.0, "steps": 200, "outcome": "crashed"}
-    down = {"return": 170.0, "steps": 1000, "outcome": "down"}  # on its legs at the time limit: not lost
+    on_pad = {"return": 170.0, "steps": 1000, "outcome": "on the pad"}  # at the time limit: not lost
     run = {
         "algo": "td3", "env": "LunarLanderContinuous-v3", "framework": "torch", "seed": 2,
-        "episodes": [crashed, down] + [landed] * 98, "final_returns": [-100.0] + [270.0] * 19,
+        "episodes": [crashed, on_pad] + [landed] * 98, "final_returns": [-100.0] + [270.0] * 19,
     }  # fmt: skip
     row = script.markdown_table({"runs": [run]}).splitlines()[-1]
     assert row.startswith("| td3 LunarLanderContinuous-v3 torch seed 2 | no | 100 | 98 | 1 | 0 | 1 | 0 | 1.0% (")
