@@ -45,6 +45,7 @@ from benchmarks.learning.endings import (
     missing_runs,
     open_document,
 )
+from course.lander import passes_mark
 from course.published import evaluation_at
 from rlkit.cli import parse_settings
 
@@ -53,15 +54,14 @@ RESULTS = Path(__file__).parents[1] / "results" / "harder_tasks.json"
 RUNS = Path(__file__).parents[1] / "runs" / "harder_tasks"
 #: Steps at which a run's evaluation curve is read for the comparison with published curves.
 MILESTONES = (100_000, 300_000)
-#: The Hugging Face course's pass mark for LunarLander: mean - std of the final agent's returns.
-GRADED_AT = 200.0
 
 
 def graded(env: str, returns: np.ndarray) -> bool | None:
-    """The Hugging Face course's mark for a LunarLander agent (mean - std >= 200); None for other tasks."""
+    """The Hugging Face course's mark for a LunarLander agent (``course.lander.passes_mark``: mean - std >=
+    200); None for other tasks."""
     if not env.startswith("LunarLander"):
         return None
-    return bool(returns.mean() - returns.std() >= GRADED_AT)
+    return bool(passes_mark(returns))
 
 
 def run_folder(

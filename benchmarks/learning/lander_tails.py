@@ -16,8 +16,8 @@ down beside the pad, returns near 0); "crashed" (the body touched the ground: -1
 viewport: -100). The last three are the **lost** episodes.
 
 Per run the summary gives the share of lost episodes with a 95% Wilson interval and the **chance of
-the mark**: the share of :data:`DRAWS` bootstrap draws of 20 of the run's episodes (with replacement, a
-fixed generator) whose mean - std reaches 200.
+the mark** (``course.lander.chance_of_mark``): the share of 10,000 bootstrap draws of 20 of the run's
+episodes (with replacement, a fixed generator) whose mean - std reaches 200.
 
     python -m benchmarks.learning.lander_tails --configs td3:LunarLanderContinuous-v3 --seeds 0 1 2
     python -m benchmarks.learning.lander_tails --runs benchmarks/runs/harder_tasks --configs dqn:LunarLander-v3
@@ -37,10 +37,10 @@ import numpy as np
 
 from benchmarks._results_file import check_sweep, provenance, run_into_file, seed_sweep_parser
 from benchmarks.learning.endings import FINAL_EPISODES, FINAL_EVAL_SEED, key, parse_configs
-from benchmarks.learning.harder_tasks import GRADED_AT, RUNS, run_folder
 from benchmarks.learning.harder_tasks import RESULTS as HARDER_TASKS
+from benchmarks.learning.harder_tasks import RUNS, run_folder
 from benchmarks.learning.harder_tasks import run_one as train_run
-from course.pitfalls.statistics import bootstrap_resamples
+from course.lander import chance_of_mark, passes_mark
 from rlkit.cli import parse_settings
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "lander_tails.json"
@@ -49,8 +49,6 @@ LOST = ("elsewhere", "crashed", "flew off")
 #: The pad, in the observation's units: between the flags (|x| <= 0.2) and within 0.1 of its height (y = 0
 #: where the legs touch it; 0.1 is about two thirds of a metre).
 PAD_HALF_WIDTH, PAD_HEIGHT = 0.2, 0.1
-#: Draws of 20 episodes per run behind the chance of the mark (its standard error is below 0.5 points).
-DRAWS = 10_000
 #: LunarLander's reward on the step the lander comes to rest (a crash or a flight out of view pays -100).
 LANDED = 100.0
 
@@ -101,17 +99,6 @@ def play(agent, env: str, episodes: int, seed_base: int) -> list[dict]:
     if not np.allclose([ending["return"] for ending in endings], returns, rtol=0, atol=1e-9):
         raise RuntimeError("the wrapped episodes' returns differ from play_episodes': the recording is wrong")
     return endings
-
-
-def graded(returns: np.ndarray) -> np.ndarray:
-    """The mark per row of returns: mean - std >= :data:`GRADED_AT` (``harder_tasks.graded``'s, row-wise)."""
-    return returns.mean(axis=-1) - returns.std(axis=-1) >= GRADED_AT
-
-
-def chance_of_mark(returns: list[float], draws: int = DRAWS) -> float:
-    """The share of ``draws`` bootstrap draws of :data:`FINAL_EPISODES` of ``returns`` (with replacement, as
-    :func:`~course.pitfalls.statistics.fresh_miss_chance` draws, generator seeded 0) that pass the mark."""
-    return float(graded(bootstrap_resamples(np.asarray(returns), draws, 0, size=FINAL_EPISODES)).mean())
 
 
 def wilson(lost: int, total: int, z: float = 1.96) -> tuple[float, float]:
@@ -178,7 +165,7 @@ def markdown_table(document: dict) -> str:
         found, total = counts(run), len(run["episodes"])
         lost = sum(found[name] for name in LOST)
         low, high = wilson(lost, total)
-        first = bool(graded(np.asarray(run["final_returns"])))
+        first = bool(passes_mark(run["final_returns"]))
         mean = np.mean([episode["return"] for episode in run["episodes"]])
         lines.append(
             f"| {run['algo']} {run['env']} {run['framework']} seed {run['seed']} | {'yes' if first else 'no'} "

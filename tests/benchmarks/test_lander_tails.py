@@ -70,14 +70,8 @@ def test_real_episodes_are_recorded_as_play_episodes_plays_them():
     assert sum(episode["outcome"] == "landed" for episode in pilot) >= 9
 
 
-def test_the_chance_of_the_mark_is_the_share_of_draws_of_twenty_that_pass_it():
+def test_the_wilson_interval_holds_a_share_of_none_and_of_a_few():
     script = benchmark_script("lander_tails")
-    steady = list(np.linspace(260, 280, 100))
-    assert script.chance_of_mark(steady) == 1.0
-    one_in_twenty = steady[:19] + [-100.0]  # the mark fails when a draw holds the crash
-    assert abs(script.chance_of_mark(one_in_twenty) - 0.95**20) < 0.01  # not 0: a draw may miss it
-    one_crash = steady[:99] + [-100.0]  # no crash in 20 draws of 100: 0.99 ** 20
-    assert abs(script.chance_of_mark(one_crash) - 0.99**20) < 0.01  # without replacement: 0.80
     low, high = script.wilson(0, 100)
     assert low == 0.0 and 0.03 < high < 0.04
     low, high = script.wilson(5, 100)
