@@ -62,6 +62,14 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
         name: (*LIBRARY, "benchmarks/learning/endings.py", "benchmarks/learning/acrobot_traps.py")
         for name in ("acrobot_traps.json", "acrobot_traps_rainbow.json")
     },
+    # the library, and LunarLander's final agents played for 100 episodes each (issue 30's mark): the trainer
+    # of the runs it plays, the player and the mark
+    **{
+        name: (
+            *LIBRARY, "benchmarks/learning/harder_tasks.py", "benchmarks/learning/lander_tails.py", "course/lander.py"
+        )
+        for name in ("lander_tails.json", "lander_tails_td3_whole_replay.json")
+    },
     # the library, and chapter 23's ablation runs
     "ppo_ablation.json": (*LIBRARY, "benchmarks/learning/ppo_ablation.py"),
     # the library, its low-precision casts, and the endings script that ran the bf16 pass (chapter 44)

@@ -90,3 +90,21 @@ def test_the_table_counts_outcomes_and_the_mark_per_run():
     row = script.markdown_table({"runs": [run]}).splitlines()[-1]
     assert row.startswith("| td3 LunarLanderContinuous-v3 torch seed 2 | no | 100 | 98 | 1 | 0 | 1 | 0 | 1.0% (")
     assert row.endswith("| 265.3 | 82% |")  # 0.99 ** 20 of the draws hold no crash
+
+
+def test_the_committed_files_replay_their_runs_evaluations_and_results_md_shows_their_tables():
+    script = benchmark_script("lander_tails")
+    results_md = (ROOT / "benchmarks" / "RESULTS.md").read_text()
+    for name, overrides in (
+        ("lander_tails.json", {}),
+        ("lander_tails_td3_whole_replay.json", {"buffer_size": 300_000}),
+    ):
+        document = json.loads((ROOT / "benchmarks" / "results" / name).read_text())
+        assert document["finished"] is not None and document["episodes"] == 100, name
+        assert document["overrides"] == overrides and all(run["overrides"] == overrides for run in document["runs"])
+        assert all(run["first_20_as_evaluated"] for run in document["runs"]), name
+        assert script.markdown_table(document) in results_md, f"re-paste `lander_tails.py --table --out {name}`"
+    runs = json.loads((ROOT / "benchmarks" / "results" / "lander_tails.json").read_text())["runs"]
+    wanted = {(algo, fw, seed) for algo in ("td3", "ppo") for fw in ("tf", "torch") for seed in range(3)}
+    wanted |= {("dqn", "torch", seed) for seed in range(3)}
+    assert {(run["algo"], run["framework"], run["seed"]) for run in runs} == wanted
