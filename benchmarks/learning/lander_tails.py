@@ -110,7 +110,8 @@ def wilson(lost: int, total: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def measured_run(evaluated: Path, algo: str, env: str, framework: str, seed: int, overrides: dict) -> dict | None:
-    """The run's record in the harder-tasks results file ``evaluated`` (None: not there)."""
+    """The run's record in ``evaluated``, a results file of runs with their final returns (harder_tasks', or
+    this script's own, whose runs it trained; None: not there)."""
     if not evaluated.exists():
         return None
     for run in json.loads(evaluated.read_text())["runs"]:
@@ -190,7 +191,7 @@ def main() -> None:
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="hyperparameter overrides")
     parser.add_argument("--runs", type=Path, default=RUNS, help="harder_tasks' run folders (trained there if absent)")
     parser.add_argument(
-        "--evaluated", type=Path, default=HARDER_TASKS, help="the harder_tasks results file of the runs in --runs"
+        "--evaluated", type=Path, default=HARDER_TASKS, help="a results file recording the runs in --runs"
     )
     args = parser.parse_args()
     check_sweep(parser, args)
