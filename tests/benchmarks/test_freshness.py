@@ -187,6 +187,8 @@ UNCHANGED_BY: dict[str, str] = {
     "f59099d": "the docstring of course/timing.py rewrapped; no code changed",
     "398daae": "a comment in rlkit/algos/dqn/config.py gained the endings re-measured on an AMD EPYC; no code changed",
     "48c9f2a": "the --runs help text of benchmarks/costs/side_by_side.py; no measurement changed",
+    "485a9f0": "lander_tails.py's docstring and --evaluated help say the option takes its own files too; no code "
+    "changed",
     "919d486": "harder_tasks.py grades a LunarLander agent through course/lander.py's passes_mark, the same mark "
     "(mean - std >= 200, moved to be written once); no run or record changed",
 }
