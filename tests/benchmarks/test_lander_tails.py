@@ -105,6 +105,5 @@ def test_the_committed_files_replay_their_runs_evaluations_and_results_md_shows_
         assert all(run["first_20_as_evaluated"] for run in document["runs"]), name
         assert script.markdown_table(document) in results_md, f"re-paste `lander_tails.py --table --out {name}`"
     runs = json.loads((ROOT / "benchmarks" / "results" / "lander_tails.json").read_text())["runs"]
-    wanted = {(algo, fw, seed) for algo in ("td3", "ppo") for fw in ("tf", "torch") for seed in range(3)}
-    wanted |= {("dqn", "torch", seed) for seed in range(3)}
+    wanted = {(algo, fw, seed) for algo in ("td3", "ppo", "dqn") for fw in ("tf", "torch") for seed in range(3)}
     assert {(run["algo"], run["framework"], run["seed"]) for run in runs} == wanted
