@@ -37,12 +37,17 @@ def test_a_short_pass_plays_a_measured_run_as_it_is_and_trains_one_it_lacks(tmp_
 
 
 def test_a_pass_refuses_other_tasks_and_fewer_episodes_than_the_evaluation(tmp_path):
+    """Each refusal names what it wants; a short budget makes a pass that failed to refuse end at once."""
     import subprocess
 
-    with pytest.raises(subprocess.CalledProcessError, match="returned non-zero"):
-        run_benchmark("lander_tails", "--configs", "dqn:CartPole-v1", "--out", str(tmp_path / "x.json"))
-    with pytest.raises(subprocess.CalledProcessError):
-        run_benchmark("lander_tails", "--configs", "dqn:LunarLander-v3", "--episodes", "19")
+    short = ("--steps", "100", "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "x.json"))
+    for arguments, said in (
+        (("--configs", "dqn:CartPole-v1"), "LunarLander-v3 or LunarLanderContinuous-v3"),
+        (("--configs", "dqn:LunarLander-v3:torch", "--episodes", "19"), "--episodes must be >= 20"),
+    ):
+        with pytest.raises(subprocess.CalledProcessError) as refused:
+            run_benchmark("lander_tails", *arguments, *short)
+        assert said in refused.value.stderr
 
 
 def test_an_ending_is_named_from_the_last_step():
