@@ -91,6 +91,11 @@ class Agent:
         self.learner.set_weights(weights)
         self.refresh()
 
+    def end_training(self) -> None:
+        """Called once when a training call reaches its last step, before the final evaluation: what the agent
+        changes so that the policy evaluated, saved and returned is the one it should end with. Nothing here;
+        DDPG and TD3 take their target actor with ``final_actor="target"`` (``rlkit/algos/ddpg/agent.py``)."""
+
     def snapshot(self):
         """Everything that defines the current policy, for :meth:`restore` (the best one seen in training)."""
         return self.get_weights()

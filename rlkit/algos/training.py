@@ -88,6 +88,8 @@ class Evaluations:
         """Evaluate when due (and after the last step), tell the callbacks, advance the progress bar; True
         means stop now (solved with ``stop_when_solved``, or a callback asked to)."""
         stop = False
+        if last:
+            self.agent.end_training()
         if self.due(step) or last:
             solved_now = self.run(step)
             stop = solved_now and stop_when_solved

@@ -8,8 +8,9 @@ import json
 
 #: Settings added after some committed files were measured, each with the value that leaves a run as it was
 #: (the adding commit's ``UNCHANGED_BY`` entry in test_freshness.py says how that was checked): a run recorded
-#: before the field existed ran as one with it at that value. 9972ceb: gSDE, off.
-ADDED_SETTINGS = {"use_sde": False, "sde_sample_freq": -1}
+#: before the field existed ran as one with it at that value. 9972ceb: gSDE, off. DDPG and TD3 ending on
+#: their online actor (``final_actor``, tests/algorithms/test_final_actor.py: the runs agree up to their end).
+ADDED_SETTINGS = {"use_sde": False, "sde_sample_freq": -1, "final_actor": "online"}
 
 
 def assert_measured_on_todays_defaults(runs: list[dict], file_name: str) -> None:

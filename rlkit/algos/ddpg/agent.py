@@ -36,5 +36,13 @@ class DDPGAgent(off_policy.OffPolicyAgent):
         noise = GaussianNoise(self.config.exploration_noise, (len(obs), self.action_dim), rng)()
         return np.clip(self.policy(obs) + noise, -1.0, 1.0).astype(np.float32)
 
+    def end_training(self) -> None:
+        """With ``final_actor="target"``, act from now on with the target actor, the Polyak average of the
+        online one: copied in numpy, the same in both frameworks (the learner's weights list the actor first)."""
+        if self.config.final_actor == "target":
+            actor_arrays = 2 * (len(self.config.hidden_sizes) + 1)
+            online, target = self.get_weights(), self.learner.target_weights()
+            self.set_weights([*target[:actor_arrays], *online[actor_arrays:]])
+
 
 train = replay.entry_point(DDPGAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)
