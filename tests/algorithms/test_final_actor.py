@@ -47,6 +47,7 @@ def test_a_run_ending_on_its_target_actor_evaluates_saves_and_returns_the_averag
     for got, want in zip(saved.get_weights(), average.agent.get_weights(), strict=True):
         np.testing.assert_array_equal(got, want)
 
+
 def test_final_actor_takes_online_or_target_only():
     with pytest.raises(RlkitError, match="final_actor.*'online' or 'target'"):
         TD3Config(final_actor="average")

@@ -113,6 +113,8 @@ NOT_UNDER_TEST: dict[str, str] = {
 
 #: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
 UNCHANGED_BY: dict[str, str] = {
+    "5b027ce": "DDPG and TD3 gained final_actor, at 'online' by default: end_training does nothing then, and runs "
+    "are the same up to their end either way (tests/algorithms/test_final_actor.py); no default changed",
     "52d0f7d": "a comment in rlkit/algos/a2c/config.py corrected; no code changed",
     "aa0cfcf": "PPO defaults for HalfCheetah-v5, a task no file here trains; every other task's settings unchanged",
     "a079be7": "PPO defaults for Hopper-v5 (HalfCheetah's written once for both), tasks no file here trains",
