@@ -102,7 +102,8 @@ def test_the_committed_files_replay_their_runs_evaluations_and_results_md_shows_
     results_md = (ROOT / "benchmarks" / "RESULTS.md").read_text()
     for name, overrides in (
         ("lander_tails.json", {}),
-        ("lander_tails_td3_whole_replay.json", {"buffer_size": 300_000}),
+        ("lander_tails_td3_online_actor.json", {"final_actor": "online"}),
+        ("lander_tails_td3_whole_replay.json", {"buffer_size": 300_000, "final_actor": "online"}),
     ):
         document = json.loads((ROOT / "benchmarks" / "results" / name).read_text())
         assert document["finished"] is not None and document["episodes"] == 100, name
@@ -110,5 +111,8 @@ def test_the_committed_files_replay_their_runs_evaluations_and_results_md_shows_
         assert all(run["first_20_as_evaluated"] for run in document["runs"]), name
         assert script.markdown_table(document) in results_md, f"re-paste `lander_tails.py --table --out {name}`"
     runs = json.loads((ROOT / "benchmarks" / "results" / "lander_tails.json").read_text())["runs"]
-    wanted = {(algo, fw, seed) for algo in ("td3", "ppo", "dqn") for fw in ("tf", "torch") for seed in range(3)}
+    seeds = {"td3": range(6), "ppo": range(3), "dqn": range(3)}
+    wanted = {(algo, fw, seed) for algo in seeds for fw in ("tf", "torch") for seed in seeds[algo]}
     assert {(run["algo"], run["framework"], run["seed"]) for run in runs} == wanted
+    online = json.loads((ROOT / "benchmarks" / "results" / "lander_tails_td3_online_actor.json").read_text())["runs"]
+    assert {(run["algo"], run["framework"], run["seed"]) for run in online} == {k for k in wanted if k[0] == "td3"}
