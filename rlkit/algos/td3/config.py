@@ -42,8 +42,8 @@ class TD3Config(DDPGConfig):
         # which still hovered after 200,000 steps with 3-step returns, 300,000 steps ended at 280 +- 18 with
         # them and 211 +- 58 without (``harder_tasks_variants.json``, ``td3_llc_*``). RL Zoo trains 300,000.
         # On the benchmark's seeds five of six final agents were solved, three graded (one crashed three of
-        # its 20 final episodes), ``benchmarks/results/harder_tasks.json``; on seeds 3-5, six of six in both
-        # frameworks (``harder_tasks_variants.json``, ``td3_llc_unseen*``). The run ends on its target actor
+        # its 20 final episodes; passes ``td3_llc_online_actor_*_42585c7`` of ``harder_tasks_variants.json``);
+        # on seeds 3-5, six of six in both frameworks (``td3_llc_unseen*``, there). The run ends on its target actor
         # (``final_actor``, DDPGConfig): the final agents of twelve runs (seeds 0-5 per framework), each played
         # for 100 episodes as its online and as its target actor, had a higher chance of the Hugging Face mark
         # (mean - std >= 200 over 20 episodes), to the percent, with the target on seven and a lower one on none;
