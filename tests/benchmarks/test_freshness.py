@@ -114,7 +114,8 @@ NOT_UNDER_TEST: dict[str, str] = {
 #: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
 UNCHANGED_BY: dict[str, str] = {
     "e70ded7": "a comment in rlkit/algos/td3/config.py points to where the 42585c7 runs now live; no code changed",
-    "16a4d6a": "a comment in rlkit/algos/td3/config.py gives the measurement behind final_actor='target'; no code changed",
+    "16a4d6a": "a comment in rlkit/algos/td3/config.py gives the measurement behind final_actor='target'; "
+    "no code changed",
     "786bf61": "TD3 on LunarLanderContinuous-v3 ends on its target actor (final_actor='target'), and nothing else "
     "changes: only that task's TD3 final agents differ (the runs agree up to their last step, test_final_actor.py). "
     "The files holding such runs were re-measured at it (harder_tasks.json's and lander_tails.json's TD3 rows) or "
