@@ -111,7 +111,7 @@ def test_the_committed_files_replay_their_runs_evaluations_and_results_md_shows_
         assert all(run["first_20_as_evaluated"] for run in document["runs"]), name
         assert script.markdown_table(document) in results_md, f"re-paste `lander_tails.py --table --out {name}`"
     runs = json.loads((ROOT / "benchmarks" / "results" / "lander_tails.json").read_text())["runs"]
-    seeds = {"td3": range(6), "ppo": range(3), "dqn": range(3)}
+    seeds = {"td3": range(6), "ppo": range(3), "dqn": range(3), "sac": range(3)}
     wanted = {(algo, fw, seed) for algo in seeds for fw in ("tf", "torch") for seed in seeds[algo]}
     assert {(run["algo"], run["framework"], run["seed"]) for run in runs} == wanted
     online = json.loads((ROOT / "benchmarks" / "results" / "lander_tails_td3_online_actor.json").read_text())["runs"]
