@@ -17,10 +17,6 @@ from rlkit.seeding import eval_seed
 SHORT = {"total_steps": 600, "learning_starts": 100, "eval_every": 200, "eval_episodes": 2}
 
 
-def actor_of(weights: list[np.ndarray], hidden_layers: int = 2) -> list[np.ndarray]:
-    return weights[: 2 * (hidden_layers + 1)]
-
-
 @pytest.mark.parametrize("framework", ["torch", "tf"])
 @pytest.mark.parametrize("algo", ["ddpg", "td3"])
 def test_a_run_ending_on_its_target_actor_evaluates_saves_and_returns_the_average(algo, framework, tmp_path):
@@ -33,12 +29,16 @@ def test_a_run_ending_on_its_target_actor_evaluates_saves_and_returns_the_averag
     steps, returns = online.history.series("eval_return")
     np.testing.assert_array_equal(average.history.series("eval_return")[1][:-1], returns[:-1])
     # the online run's target actor is what the other run ended on, and differs from the online actor
-    expected = actor_of(online.agent.learner.target_weights())
-    assert not all(np.array_equal(a, b) for a, b in zip(expected, actor_of(online.agent.get_weights()), strict=True))
-    for got, want in zip(actor_of(average.agent.get_weights()), expected, strict=True):
+    expected = online.agent.actor_part(online.agent.learner.target_weights())
+    assert not all(
+        np.array_equal(a, b) for a, b in zip(expected, online.agent.actor_part(online.agent.get_weights()), strict=True)
+    )
+    for got, want in zip(average.agent.actor_part(average.agent.get_weights()), expected, strict=True):
         np.testing.assert_array_equal(got, want)
     # the critics are the last step's: only the actor is averaged
-    for got, want in zip(average.agent.get_weights()[6:], online.agent.get_weights()[6:], strict=True):
+    for got, want in zip(
+        average.agent.get_weights()[len(expected) :], online.agent.get_weights()[len(expected) :], strict=True
+    ):
         np.testing.assert_array_equal(got, want)
     # the final evaluation played the average; the saved agent is the average
     final = play_episodes(average.agent, "Pendulum-v1", SHORT["eval_episodes"], eval_seed(average.seed, int(steps[-1])))

@@ -40,9 +40,8 @@ class DDPGAgent(off_policy.OffPolicyAgent):
         """With ``final_actor="target"``, act from now on with the target actor, the Polyak average of the
         online one: copied in numpy, the same in both frameworks (the learner's weights list the actor first)."""
         if self.config.final_actor == "target":
-            actor_arrays = 2 * (len(self.config.hidden_sizes) + 1)
-            online, target = self.get_weights(), self.learner.target_weights()
-            self.set_weights([*target[:actor_arrays], *online[actor_arrays:]])
+            online, average = self.get_weights(), self.actor_part(self.learner.target_weights())
+            self.set_weights([*average, *online[len(average) :]])
 
 
 train = replay.entry_point(DDPGAgent, DEFAULT_TOTAL_STEPS, FALLBACK_TOTAL_STEPS)

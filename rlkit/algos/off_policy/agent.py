@@ -66,9 +66,13 @@ class OffPolicyAgent(replay.ReplayAgent):
         learner = cls.learner_class(framework)(obs_dim, int(np.prod(action["shape"])), config, seed, device=device)
         return cls(learner, env_name(env_id), obs_dim, action, config).trained_on(env_id), envs
 
+    def actor_part(self, weights: list[np.ndarray]) -> list[np.ndarray]:
+        """The actor's arrays of a learner's weight list (it lists the actor first: a kernel and a bias per layer)."""
+        return weights[: 2 * (len(self.config.hidden_sizes) + 1)]
+
     def refresh(self) -> None:
         """Copy the learner's actor weights into the numpy forward pass used for acting."""
-        self._actor = self.learner.get_weights()[: 2 * (len(self.config.hidden_sizes) + 1)]
+        self._actor = self.actor_part(self.learner.get_weights())
 
     def actor_output(self, obs: np.ndarray) -> np.ndarray:
         """The actor network's raw output for a batch of raw observations (numpy, from the last refresh),
