@@ -113,6 +113,8 @@ NOT_UNDER_TEST: dict[str, str] = {
 
 #: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
 UNCHANGED_BY: dict[str, str] = {
+    "8d14b2a": "the actor's slice of the weights moved into OffPolicyAgent.actor_part, the same slice: "
+    "off-policy equivalence, resume and export tests pass (69), test_final_actor too",
     "e70ded7": "a comment in rlkit/algos/td3/config.py points to where the 42585c7 runs now live; no code changed",
     "16a4d6a": "a comment in rlkit/algos/td3/config.py gives the measurement behind final_actor='target'; "
     "no code changed",
