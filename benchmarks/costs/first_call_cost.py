@@ -8,10 +8,11 @@ The frameworks alternate (torch, tf, torch, ...) so that a busy machine slows bo
 Wall and CPU seconds are both reported.
 
 A rollout asks four things of the learner: the values and old log-probabilities, the learning rate set,
-the update, and the weights read back twice (the acting copy's refresh, the NaN check). A second table
-splits the traced rollout's CPU time into those parts, beside the cheapest call of each framework (torch:
-an add of two one-element tensors; TensorFlow: a traced function that adds one to its one-element input),
-the per-call floor of any part.
+the update, and the weights read back once (the acting copy's refresh; the NaN check reads the same arrays).
+A second table splits the traced rollout's CPU time into those parts, beside the cheapest call of each
+framework (torch: an add of two one-element tensors; TensorFlow: the concrete function of a traced function
+that adds one to its one-element input, called as the learners call theirs), the per-call floor of any
+part.
 
     python -m benchmarks.costs.first_call_cost                     # 3 repeats of each case
     python -m benchmarks.costs.first_call_cost --repeats 5 --updates 50
@@ -96,7 +97,7 @@ def measure(algo: str, env: str, framework: str, updates: int) -> dict:
         minibatches = np.stack([minibatch_indices(size, config.num_minibatches, rng) for _ in range(config.epochs)])
         timed("learning_rate", lambda: learner.set_learning_rate(config.learning_rate))
         timed("update", lambda: learner.update(batch, minibatches, config.clip_range, np.inf))
-        timed("weights", lambda: (learner.get_weights(), learner.get_weights()))  # the refresh, the NaN check
+        timed("weights", learner.get_weights)  # the refresh (the NaN check reads the same arrays)
 
     start = clocks()
     one_update()
@@ -114,8 +115,9 @@ def measure(algo: str, env: str, framework: str, updates: int) -> dict:
 
 
 def cheapest_call_ms(framework: str, calls: int = 2_000) -> float:
-    """CPU ms of the framework's cheapest call from Python: a one-element add (torch), a traced function
-    adding one to a one-element tensor (TensorFlow), the median of five rounds of ``calls``."""
+    """CPU ms of the framework's cheapest call from Python: a one-element add (torch), the concrete function
+    of a traced function adding one to a one-element tensor (TensorFlow), the median of five rounds of
+    ``calls``."""
     if framework == "torch":
         import torch
 
@@ -126,12 +128,13 @@ def cheapest_call_ms(framework: str, calls: int = 2_000) -> float:
     else:
         import tensorflow as tf
 
-        x, add_one = tf.ones(1), tf.function(lambda value: value + 1.0)
+        x = tf.ones(1)
+        add_one = tf.function(lambda value: value + 1.0).get_concrete_function(tf.TensorSpec((1,)))
 
         def call():
             return add_one(x)
 
-    call()  # TensorFlow traces here
+    call()  # a first call, untimed
     rounds = []
     for _ in range(5):
         start = time.process_time()
@@ -156,7 +159,17 @@ def main() -> None:
         runs: dict[str, list[dict]] = {framework: [] for framework in args.frameworks}
         for _ in range(args.repeats):
             for framework in args.frameworks:
-                command = [sys.executable, __file__, "--updates", str(args.updates), "--one", algo, task, framework]
+                command = [
+                    sys.executable,
+                    "-m",
+                    __spec__.name,
+                    "--updates",
+                    str(args.updates),
+                    "--one",
+                    algo,
+                    task,
+                    framework,
+                ]
                 output = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
                 runs[framework].append(json.loads(output.strip().splitlines()[-1]))
         print(f"== {algo} on {task} (medians of {args.repeats} processes; wall / CPU)")

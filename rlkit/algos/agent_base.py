@@ -52,8 +52,9 @@ class Agent:
     def framework(self) -> str:
         return self.learner.framework
 
-    def refresh(self) -> None:
-        """Copy the learner's weights into the numpy forward pass used for acting."""
+    def refresh(self) -> list[np.ndarray]:
+        """Copy the learner's weights into the numpy forward pass used for acting; return every array read
+        (the learner's whole ``get_weights()``: the loop checks them for NaNs without reading them again)."""
         raise NotImplementedError
 
     def act(self, obs: np.ndarray, deterministic: bool = True):

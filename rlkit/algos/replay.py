@@ -128,8 +128,7 @@ class ReplayLoop(training.Loop):
         check_finite_metrics(metrics, step)
         if is_prioritized(buffer):
             buffer.update_priorities(indices, agent.learner.last_priorities)
-        agent.refresh()
-        check_finite_weights(agent, step)
+        check_finite_weights(agent, step, agent.refresh())
         if agent.health is not None:
             metrics = {**metrics, **agent.health.after_burst(agent, batches, metrics)}
         return {**metrics, **self.exploration.metrics(step)}

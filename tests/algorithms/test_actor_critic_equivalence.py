@@ -91,6 +91,23 @@ def test_updates_agree(algo, discrete, overrides, rng):
         np.testing.assert_allclose(w_tf, w_torch, rtol=1e-4, atol=1e-4 * LEARNING_RATE)
 
 
+@pytest.mark.parametrize("algo", ["a2c", "ppo"])
+def test_a_scheduled_learning_rate_reaches_the_next_update_in_both(algo, rng):
+    """The loop sets the annealed rate before each update: torch in its optimizer at once, TensorFlow at the
+    start of the next traced update; an update with no rate set keeps the last one."""
+    torch_learner, tf_learner = twins(algo, True)
+    minibatches = np.stack([minibatch_indices(96, 2, rng)])
+    for rate in (None, LEARNING_RATE / 10, None, LEARNING_RATE * 3):
+        batch = rollout_batch(rng, True)
+        for learner in (torch_learner, tf_learner):
+            if rate is not None:
+                learner.set_learning_rate(rate)
+            learner.update(batch, minibatches, clip_range=0.2, max_kl=np.inf)
+        for w_torch, w_tf in zip(torch_learner.get_weights(), tf_learner.get_weights(), strict=True):
+            np.testing.assert_allclose(w_tf, w_torch, rtol=1e-4, atol=1e-4 * LEARNING_RATE)
+    assert float(tf_learner.optimizer.learning_rate) == pytest.approx(LEARNING_RATE * 3)
+
+
 @pytest.mark.parametrize("framework", ["torch", "tf"])
 def test_kl_early_stop_ends_the_update_after_one_epoch(framework, rng):
     learner = twins("ppo", True)[0 if framework == "torch" else 1]

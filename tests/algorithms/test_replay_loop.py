@@ -265,6 +265,28 @@ def test_an_update_that_diverges_stops_the_run_with_the_likely_cause(algo, env, 
         ) if algo == "dqn" else rlkit.train(algo, env=env, total_steps=3_000, **SMALL, **options, **rate)
 
 
+@pytest.mark.parametrize(("algo", "env", "options"), [("dqn", "CartPole-v1", REPLAY), ("a2c", "CartPole-v1", {})])
+def test_a_non_finite_weight_left_by_an_update_stops_the_run_naming_the_array(algo, env, options):
+    """Finite metrics but a NaN in the weights an update left: the loop checks the arrays the acting copy read
+    (``refresh``), so the run stops at that update and names the array."""
+    agent = rlkit.train(algo, env=env, total_steps=1_000, **SMALL, **options).agent
+    learner = agent.learner
+    name = "update_many" if algo == "dqn" else "update"
+    update = getattr(learner, name)
+
+    def update_leaving_a_nan(*args, **kwargs):
+        metrics = update(*args, **kwargs)
+        weights = learner.get_weights()
+        weights[-1][0] = np.nan
+        learner.set_weights(weights)
+        return metrics
+
+    setattr(learner, name, update_leaving_a_nan)
+    last = len(learner.get_weights()) - 1
+    with pytest.raises(NonFiniteError, match=rf"non-finite weights \(array {last} of .*after the update at"):
+        agent.learn(1_000, progress=False)
+
+
 def test_a_discrete_environment_is_refused_with_a_pointer():
     with pytest.raises(rlkit.RlkitError, match="continuous .*use dqn, ppo or a2c"):
         rlkit.train("sac", env="CartPole-v1", progress=False)

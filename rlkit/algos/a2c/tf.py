@@ -76,12 +76,12 @@ class Learner(TrainingState):
         self.optimizer.build(nets.parameters(self.model))
         # differs: torch runs eagerly; TF traces the whole update (every epoch and
         # minibatch) once into a graph (a fixed signature: no retracing)
-        self.train_update = tf.function(
+        self.train_update = parts.Traced(
             self.train_update,
-            input_signature=nets.update_signature(
-                obs_dim, action_dim, discrete, image
-            ),
+            nets.update_signature(obs_dim, action_dim, discrete, image),
         )
+        # differs: set_learning_rate records the rate; the next update assigns it
+        self.next_learning_rate: float | None = None
 
     def values_and_log_probs(
         self, obs: np.ndarray, actions: np.ndarray
@@ -102,13 +102,16 @@ class Learner(TrainingState):
         Stops after the first epoch whose mean approximate KL exceeds ``max_kl``;
         returns mean metrics.
         """
+        learning_rate, self.next_learning_rate = self.next_learning_rate, None
         return nets.run_update(
-            self.train_update, self.contract, batch, minibatches, clip_range, max_kl
-        )
+            self.train_update, self.contract, batch, minibatches, clip_range, max_kl,
+            learning_rate,
+        )  # fmt: skip
 
-    def train_update(self, batch: Batch, minibatches, clip_range, max_kl):
+    def train_update(self, batch: Batch, minibatches, clip_range, max_kl, lr):
         """Mean of each metric over the minibatch steps taken (``epochs`` in the last
         slot). With A2C's defaults: one epoch of one minibatch, one step."""
+        nets.assign_learning_rate(self.optimizer, lr)  # differs: torch's is set
         totals = tf.zeros(len(METRICS) - 1)
         epochs = tf.zeros(())
         # differs: autograph turns both loops into graph while_loops
@@ -188,7 +191,8 @@ class Learner(TrainingState):
         return loss, approx_kl, tf.zeros(())
 
     def set_learning_rate(self, learning_rate: float) -> None:
-        self.optimizer.learning_rate.assign(learning_rate)
+        # differs: assigned in the next update's graph (an eager assign costs a call)
+        self.next_learning_rate = learning_rate
 
     def get_weights(self) -> list[np.ndarray]:
         """Actor, critic (and log std), each kernel as (in, out) (Keras' layout)."""

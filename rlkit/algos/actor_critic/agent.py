@@ -82,8 +82,7 @@ class RolloutLoop(training.Loop):
         max_kl = np.inf if config.target_kl is None else 1.5 * config.target_kl
         metrics = learner.update(data, minibatches, clip_range, max_kl)
         check_finite_metrics(metrics, step)
-        agent.refresh()
-        check_finite_weights(agent, step)
+        check_finite_weights(agent, step, agent.refresh())
         metrics["explained_variance"] = explained_variance(data["old_values"], data["returns"])
         logger.log(step, **metrics, clip_range=clip_range, steps_per_second=self.steps_per_second())
         return hooks.on_burst(step, metrics) or stop
@@ -168,14 +167,16 @@ class ActorCriticAgent(Agent):
         learner = cls.learner_class(framework)(*shape, config, seed, device=device, image=image)
         return cls(learner, env_name(env_id), obs_dim, action, config, image).trained_on(env_id), envs
 
-    def refresh(self) -> None:
+    def refresh(self) -> list[np.ndarray]:
         """Copy the learner's actor weights (its encoder's first, for images; and the log std) into the numpy
-        forward pass used for acting. With gSDE ``_std`` is sigma, (hidden_sizes[-1], action_dim)."""
+        forward pass used for acting; return every array read. With gSDE ``_std`` is sigma,
+        (hidden_sizes[-1], action_dim)."""
         weights = self.learner.get_weights()
         encoder_arrays = 0 if self.image is None else 2 * len(self.image.convs)
         actor_arrays = encoder_arrays + 2 * (len(self.config.hidden_sizes) + 1)
         self._encoder, self._actor = split_encoder(weights[:actor_arrays], self.image)
         self._std = None if self.discrete else np.exp(weights[-1])
+        return weights
 
     def policy_output(self, normalized_obs: np.ndarray) -> np.ndarray:
         """Logits (discrete) or Gaussian means (continuous) for a batch of normalised observations (images as

@@ -99,24 +99,19 @@ class ActorCriticModel(keras.Model):
         obs_dim, action_dim = actor.input_shape[-1], actor.output_shape[-1]
         first = actor.layers[0]  # the encoder, for images
         image = first.spec if isinstance(first, parts.ConvEncoder) else None
-        self.traced_rollout_outputs = tf.function(
+        self.traced_rollout_outputs = parts.Traced(
             partial(rollout_outputs, self),
-            input_signature=input_specs(
-                obs_dim, action_dim, not log_std_size, image
-            ),
+            input_specs(obs_dim, action_dim, not log_std_size, image),
             autograph=False,  # no Python loop or branch on a tensor to rewrite
+        )
+        # differs: one traced read of every variable (eager reads of each variable
+        # cost ~0.4 ms in all); the loop reads the weights once per rollout
+        self.read_parameters = parts.Traced(
+            lambda: [tf.identity(variable) for variable in parameters(self)], []
         )
 
     def call(self, obs):
         return self.actor(obs), self.critic(obs)
-
-    # differs: one traced read of every variable (eager reads take 4x as long)
-    @tf.function
-    def read_parameters(self):
-        """Every variable's value, in :func:`get_weights` order (traced once): the
-        loop reads the weights twice per rollout (acting copy, NaN check), and an
-        eager read of each variable costs ~0.4 ms in all."""
-        return [tf.identity(variable) for variable in parameters(self)]
 
     def get_config(self) -> dict:
         return {
@@ -241,10 +236,11 @@ def run_update(
     minibatches: np.ndarray,
     clip_range: float,
     max_kl: float,
+    learning_rate: float | None,  # differs: torch's optimizer holds it already
 ) -> dict[str, float]:
-    """``train_update(batch, minibatches, clip_range, max_kl)`` on a rollout that
-    satisfies the contract, read into a :class:`Batch` of tensors; its metrics by
-    name."""
+    """``train_update(batch, minibatches, clip_range, max_kl, learning_rate)`` on a
+    rollout that satisfies the contract, read into a :class:`Batch` of tensors (a
+    learning rate of None as NaN: keep the optimizer's); its metrics by name."""
     contract.check(batch)
     fields = (tf.constant(batch[name]) for name in Batch._fields)
     means = train_update(
@@ -252,8 +248,19 @@ def run_update(
         tf.constant(minibatches, dtype=tf.int64),
         tf.constant(clip_range, dtype=tf.float32),
         tf.constant(max_kl, dtype=tf.float32),
+        tf.constant(np.nan if learning_rate is None else learning_rate, tf.float32),
     )
     return dict(zip(METRICS, means.numpy().tolist(), strict=True))
+
+
+# differs: torch sets its optimizer's learning rate in place, eagerly and for free
+def assign_learning_rate(optimizer, learning_rate) -> None:
+    """Inside a traced update: give the optimizer ``learning_rate`` before its
+    steps, unless it is NaN (none was set since the last update). Assigned here
+    and not eagerly in ``set_learning_rate``: an eager assign is a call of its own
+    (~0.2 ms a rollout); in the graph it costs next to nothing."""
+    if not tf.math.is_nan(learning_rate):
+        optimizer.learning_rate.assign(learning_rate)
 
 
 def rows(batch: Batch, indices) -> Batch:
@@ -320,8 +327,9 @@ def update_signature(
     obs_dim: int, action_dim: int, discrete: bool, image: ImageSpec | None = None
 ) -> list:
     """The arguments of a learner's ``train_update``: the rollout as a
-    :class:`Batch`, the minibatches' index arrays, the clip range, the KL limit."""
-    vector = tf.TensorSpec((None,))
+    :class:`Batch`, the minibatches' index arrays, the clip range, the KL limit,
+    the learning rate (NaN: keep the optimizer's)."""
+    vector, scalar = tf.TensorSpec((None,)), tf.TensorSpec(())
     batch = Batch(*input_specs(obs_dim, action_dim, discrete, image), *[vector] * 4)
     minibatches = tf.TensorSpec((None, None, None), tf.int64)
-    return [batch, minibatches, tf.TensorSpec(()), tf.TensorSpec(())]
+    return [batch, minibatches, scalar, scalar, scalar]

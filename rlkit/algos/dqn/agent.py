@@ -89,13 +89,14 @@ class DQNAgent(replay.ReplayAgent):
         learner = cls.learner_class(framework)(obs_dim, int(space.n), config, seed, device=device, image=image)
         return cls(learner, env_name(env_id), obs_dim, int(space.n), config, image).trained_on(env_id), envs
 
-    def refresh(self) -> None:
-        """Copy the learner's current online weights into the numpy forward pass used for acting.
+    def refresh(self) -> list[np.ndarray]:
+        """Copy the learner's current online weights into the numpy forward pass used for acting; return them.
 
         The training loop calls this after every burst of updates; call it yourself after updating
         ``agent.learner`` directly.
         """
         self._weights = self.learner.get_weights()
+        return self._weights
 
     def q_values(self, obs: np.ndarray, noise: np.ndarray | None = None) -> np.ndarray:
         """Q-values of a batch of observations, shape (batch, n_actions), from the last :meth:`refresh`.

@@ -70,9 +70,12 @@ class OffPolicyAgent(replay.ReplayAgent):
         """The actor's arrays of a learner's weight list (it lists the actor first: a kernel and a bias per layer)."""
         return weights[: 2 * (len(self.config.hidden_sizes) + 1)]
 
-    def refresh(self) -> None:
-        """Copy the learner's actor weights into the numpy forward pass used for acting."""
-        self._actor = self.actor_part(self.learner.get_weights())
+    def refresh(self) -> list[np.ndarray]:
+        """Copy the learner's actor weights into the numpy forward pass used for acting; return every array
+        read."""
+        weights = self.learner.get_weights()
+        self._actor = self.actor_part(weights)
+        return weights
 
     def actor_output(self, obs: np.ndarray) -> np.ndarray:
         """The actor network's raw output for a batch of raw observations (numpy, from the last refresh),
