@@ -68,7 +68,7 @@ class Traced:
 
     Why not the ``tf.function`` itself: each call of one matches its arguments
     against the signature in Python before it runs the graph, about 0.1 ms for a
-    few tensors and 0.3 ms for an actor-critic update's nine (2-core CPU,
+    few tensors and 0.3 ms for an actor-critic update's ten (2-core CPU,
     ``benchmarks/costs/first_call_cost.py``); the concrete function skips that, and
     runs the same graph, so the numbers are the same to the bit. Called with
     tensors of exactly the signature's dtypes (a Python float is refused)."""
