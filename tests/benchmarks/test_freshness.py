@@ -113,6 +113,11 @@ NOT_UNDER_TEST: dict[str, str] = {
 
 #: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
 UNCHANGED_BY: dict[str, str] = {
+    "9c3ad48": "TF's actor-critic calls its traced functions through their concrete functions and assigns the "
+    "learning rate inside the update; every loop reads the weights once per update: all 34 runs of "
+    "tools/weights_fingerprint.py bit-identical before and after (AMD EPYC). CPU seconds of TF's A2C and PPO "
+    "can only have fallen (RESULTS.md, 'How close eager torch can come to TF')",
+    "5a27367": "a docstring in rlkit/algos/tf_parts.py; no code changed",
     "8d14b2a": "the actor's slice of the weights moved into OffPolicyAgent.actor_part, the same slice: "
     "off-policy equivalence, resume and export tests pass (69), test_final_actor too",
     "e70ded7": "a comment in rlkit/algos/td3/config.py points to where the 42585c7 runs now live; no code changed",
