@@ -8,7 +8,8 @@ deviation past 70. Whether an agent passes is then a question of how often it cr
 episodes cannot measure. This script plays a run's final agent for ``--episodes`` episodes, the first
 twenty being the final evaluation's own (so ``first_20_as_evaluated`` checks that these are the returns the
 run was judged by). A run that ``--evaluated`` (a harder-tasks results file) records, its final agent in
-``--runs``, is played as it is; any other is trained first, there, through ``harder_tasks``' resumable runs.
+``--runs``, is played as it is; any other is trained first, there, through ``harder_tasks``' resumable runs
+(``trained_here``). Either way the record keeps the run's evaluations (``eval_steps``, ``eval_returns``).
 Each episode keeps how it ended, read from the environment's last step: "landed" (the lander came to rest:
 +100); at the 1,000-step time limit, "on the pad" (at the pad's height between its flags, held there by an
 engine that never lets it come to rest: no +100, but a return near 170, no loss) or "elsewhere" (hovering, or
@@ -130,7 +131,8 @@ def run_one(task: tuple) -> dict:
     folder = run_folder(runs, algo, env, framework, seed, overrides, steps)
     final = folder / f"final{'.pt' if framework == 'torch' else '.keras'}"
     record = measured_run(evaluated, algo, env, framework, seed, overrides) if final.exists() else None
-    if record is None:
+    trained_here = record is None
+    if trained_here:
         record = train_run((algo, env, framework, seed, steps, overrides, runs, 10_000, False, "cpu"))
     endings = play(rlkit.load(final), env, episodes, FINAL_EVAL_SEED + 1_000 * seed)
     returns = [ending["return"] for ending in endings]
@@ -139,6 +141,8 @@ def run_one(task: tuple) -> dict:
         "budget": record["budget"],
         "episodes": endings, "final_returns": record["final_returns"],
         "first_20_as_evaluated": returns[:FINAL_EPISODES] == record["final_returns"],
+        # the run's evaluation curve: where a lost episode's agent came from (a run that fell at its end)
+        "trained_here": trained_here, "eval_steps": record["eval_steps"], "eval_returns": record["eval_returns"],
         "cpu_s": round(time.process_time() - start, 2),
     }  # fmt: skip
 

@@ -10,7 +10,8 @@ from tests.conftest import benchmark_script
 def test_the_parts_of_a_rollout_add_up_to_no_more_than_the_rollout():
     """Each part is timed inside the rollout it belongs to: together they cannot exceed the whole (the rest is
     the batch's assembly in numpy), and each framework's cheapest call is cheaper than any part but the
-    learning rate's (torch sets it on its optimiser without a kernel)."""
+    learning rate's (set without a kernel: torch sets it on its optimiser, TensorFlow keeps it for the next
+    update's graph)."""
     pytest.importorskip("torch")
     first_call = benchmark_script("first_call_cost")
     result = first_call.measure("a2c", "CartPole-v1", "torch", updates=5)

@@ -30,6 +30,9 @@ def test_a_short_pass_plays_a_measured_run_as_it_is_and_trains_one_it_lacks(tmp_
     assert played["final_returns"] == evaluated["final_returns"] and played["first_20_as_evaluated"] is True
     assert agent.stat().st_mtime_ns == written  # not trained again
     assert trained["first_20_as_evaluated"] is True  # the same start states, the same returns
+    assert (played["trained_here"], trained["trained_here"]) == (False, True)
+    assert (played["eval_steps"], played["eval_returns"]) == (evaluated["eval_steps"], evaluated["eval_returns"])
+    assert trained["eval_steps"] and len(trained["eval_returns"]) == len(trained["eval_steps"])  # its own curve
     assert len(trained["episodes"]) == 24 and len(trained["final_returns"]) == 20
     script = benchmark_script("lander_tails")
     assert {episode["outcome"] for episode in played["episodes"] + trained["episodes"]} <= set(script.OUTCOMES)
