@@ -113,6 +113,8 @@ NOT_UNDER_TEST: dict[str, str] = {
 
 #: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
 UNCHANGED_BY: dict[str, str] = {
+    "93a33af": "lander_tails.py records each run's evaluation curve and trained_here beside what it recorded "
+    "before; nothing it plays or computes changed (test_lander_tails.py)",
     "9c3ad48": "TF's actor-critic calls its traced functions through their concrete functions and assigns the "
     "learning rate inside the update; every loop reads the weights once per update: all 34 runs of "
     "tools/weights_fingerprint.py bit-identical before and after (AMD EPYC). CPU seconds of TF's A2C and PPO "
