@@ -79,11 +79,13 @@ def train(
     a string, ``"gaussian"`` or ``"ou"``, is DDPG's and TD3's config field of that name).
     ``resume`` continues the run saved resumable at that checkpoint (``agent.save(path, resumable=True)``, or
     ``SaveCheckpoints(..., resumable=True)``) up to ``total_steps`` in all (default: the run's own total),
-    exactly as if it had not stopped; its algorithm, framework, environment, seed and hyperparameters are the
-    checkpoint's: any of them passed with ``resume`` must equal the checkpoint's (a different one is refused,
-    naming both). What a resumed run may change: ``total_steps``, ``callbacks``, ``logdir``, ``save``,
-    ``progress``, ``stop_when_solved`` (and ``buffer_class``, ``env_kwargs``, ``wrappers``; ``exploration``
-    only for one of the class the run explored with, which takes its state over).
+    exactly as if it had not stopped (an environment whose physics lives in C, Box2D's, MuJoCo's or the ALE's,
+    too: the run records each episode in progress and plays it again on resuming); its algorithm, framework,
+    environment, seed and hyperparameters are the checkpoint's: any of them passed with ``resume`` must equal
+    the checkpoint's (a different one is refused, naming both). What a resumed run may change:
+    ``total_steps``, ``callbacks``, ``logdir``, ``save``, ``progress``, ``stop_when_solved`` (and
+    ``buffer_class``, ``env_kwargs``, ``wrappers``; ``exploration`` only for one of the class the run explored
+    with, which takes its state over).
     ``device`` is where the learner trains, in either framework: "cpu" (default, the CPU even where a GPU is
     seen), "cuda", "cuda:N", "mps" or "auto" (the first GPU the framework sees, else the CPU); a GPU the
     framework cannot see is refused by name. Acting stays in numpy on the CPU. A resumed run goes on on the

@@ -332,6 +332,16 @@ class EnvRunner:
 
     def __post_init__(self) -> None:
         n = self.envs.num_envs
+        subenvs = getattr(self.envs, "envs", [])  # a synchronous vector env's; another kind keeps its own
+        #: The sub-environments whose physics lives in C: each one's episode in progress is recorded (its wrapper
+        #: chain's state before its reset, the reset's seed, every action since) so that a resumed run can play
+        #: it again to where it was saved (:meth:`restore`); None for the others.
+        self._episodes: list[dict | None] = [
+            {"start": chain_state(env), "seed": None if self.seed is None else self.seed + i, "actions": []}
+            if keeps_state_in_c(env) else None
+            for i, env in enumerate(subenvs)
+        ]  # fmt: skip
+        self._recording = any(episode is not None for episode in self._episodes)
         obs, _ = self.envs.reset(seed=self.seed)
         self.obs = as_float32(obs)
         self._autoreset = np.zeros(n, dtype=bool)
@@ -349,15 +359,62 @@ class EnvRunner:
         from rlkit.state import object_state
 
         names = ("obs", "steps", "_autoreset", "_ep_return", "_ep_length", "_done_returns", "_done_lengths")
-        return object_state(self, names=names)
+        episodes = [
+            None if episode is None else {**episode, "actions": np.asarray(episode["actions"])}
+            for episode in self._episodes
+        ]
+        # in object_state's form: a list with one entry per environment (rlkit.distributed joins blocks' lists)
+        return {**object_state(self, names=names), "_episodes": {"value": episodes, "tuple": False}}
 
     def load_state_dict(self, state: dict) -> None:
         from rlkit.state import restore_object
 
+        if "_episodes" not in state:  # saved before rlkit recorded episodes in progress: none to play again
+            unknown = {"start": None, "seed": None, "actions": []}
+            self._episodes = [None if episode is None else dict(unknown) for episode in self._episodes]
         restore_object(self, state)
+        self._episodes = [
+            None if episode is None else {**episode, "actions": list(episode["actions"])} for episode in self._episodes
+        ]
+
+    def restore(self, state: dict, envs_state: dict) -> None:
+        """Continue a saved run exactly: the environments' state (:func:`restore_vector_env_state`), this
+        runner's, and each episode in progress of a physics kept in C played again from its recorded start, its
+        wrapper chain then set to the saved state. Refused, by name, when the replay does not end on the saved
+        observation (an environment that does not repeat itself for the same seed and actions)."""
+        self.load_state_dict(state)
+        for i, (env, episode) in enumerate(zip(getattr(self.envs, "envs", []), self._episodes, strict=False)):
+            if episode is None:
+                continue
+            if episode["start"] is None:
+                warnings.warn(
+                    f"sub-environment {i}'s episode in progress was saved without the record to play it again (a "
+                    "checkpoint from before rlkit kept one): it goes on from a fresh environment's physics, not the "
+                    "saved one; the episodes after it are exact again",
+                    stacklevel=2,
+                )
+                continue
+            restore_chain(env, episode["start"])
+            obs, _ = env.reset(seed=episode["seed"])
+            for action in episode["actions"]:
+                obs, *_ = env.step(action)
+            if not np.array_equal(as_float32(np.asarray(obs)), self.obs[i]):
+                raise RlkitError(
+                    f"sub-environment {i} ({env.spec.id if env.spec else type(env.unwrapped).__name__}) did not "
+                    f"repeat its episode in progress: {len(episode['actions'])} recorded actions from the same "
+                    "start ended on another observation than the saved one, so this run cannot continue exactly"
+                )
+        restore_vector_env_state(self.envs, envs_state)
 
     def step(self, actions: np.ndarray) -> Transitions:
         self.steps += len(self._autoreset)
+        for i, episode in enumerate(self._episodes if self._recording else ()):
+            if episode is None:
+                continue
+            if self._autoreset[i]:  # this step resets it (the action is ignored): a new episode starts
+                self._episodes[i] = {"start": chain_state(self.envs.envs[i]), "seed": None, "actions": []}
+            elif episode["start"] is not None:
+                episode["actions"].append(actions[i])
         try:
             next_obs, rewards, terminated, truncated, _ = self.envs.step(actions)
         except (ValueError, TypeError) as exc:
@@ -397,53 +454,83 @@ class EnvRunner:
 
 
 def vector_env_state(envs: gym.vector.SyncVectorEnv) -> dict:
-    """The state of a synchronous vector env of simple environments, as plain data (no pickle).
+    """The state of a synchronous vector env, as plain data (no pickle).
 
     Each sub-environment's wrapper chain (TimeLimit's step count, the physics' ``state``, the ``np_random``
-    generators, the spaces' generators) and the vector env's own autoreset flags: what classic-control
-    tasks and most pure-Python environments hold. An environment keeping its state elsewhere (a simulator
-    handle) is not captured; :func:`restore_vector_env_state` cannot then continue its episodes exactly.
+    generators, the spaces' generators) and the vector env's own autoreset flags: all that classic-control
+    tasks and most pure-Python environments hold. A physics kept in C (:func:`keeps_state_in_c`: Box2D,
+    MuJoCo, the ALE) is not captured here: :class:`EnvRunner` records such an environment's episode in
+    progress, and :meth:`EnvRunner.restore` plays it again.
     """
-    from rlkit.state import generator_state, object_state
+    from rlkit.state import object_state
 
-    def spaces(env) -> dict:
-        found = {}
-        for name in ("action_space", "observation_space"):
-            rng = getattr(getattr(env, name, None), "_np_random", None)
-            if rng is not None:
-                found[name] = generator_state(rng)
-        return found
+    chains = [chain_state(env) for env in envs.envs]
+    return {"vector": object_state(envs), "spaces": space_generators(envs), "envs": chains}
 
-    chains = []
-    for env in envs.envs:
-        chain, level = [], env
-        while True:
-            chain.append({"attributes": object_state(level), "spaces": spaces(level)})
-            if not hasattr(level, "env"):
-                break
-            level = level.env
-        chains.append(chain)
-    return {"vector": object_state(envs), "spaces": spaces(envs), "envs": chains}
+
+def space_generators(env) -> dict:
+    """The generators of ``env``'s action and observation spaces (those that have one), as plain data."""
+    from rlkit.state import generator_state
+
+    found = {}
+    for name in ("action_space", "observation_space"):
+        rng = getattr(getattr(env, name, None), "_np_random", None)
+        if rng is not None:
+            found[name] = generator_state(rng)
+    return found
+
+
+def chain_state(env: gym.Env) -> list[dict]:
+    """One environment's wrapper chain, outermost first, as plain data (each level's plain attributes and its
+    spaces' generators)."""
+    from rlkit.state import object_state
+
+    chain, level = [], env
+    while True:
+        chain.append({"attributes": object_state(level), "spaces": space_generators(level)})
+        if not hasattr(level, "env"):
+            return chain
+        level = level.env
+
+
+def restore_chain(env: gym.Env, chain: list[dict]) -> None:
+    """Put a :func:`chain_state` back into an environment built the same way."""
+    from rlkit.state import restore_object
+
+    level = env
+    for saved in chain:
+        restore_object(level, saved["attributes"])
+        restore_space_generators(level, saved["spaces"])
+        level = getattr(level, "env", None)
+
+
+def restore_space_generators(env, saved: dict) -> None:
+    """Put :func:`space_generators` back."""
+    from rlkit.state import restore_generator
+
+    for name, rng_state in saved.items():
+        space = getattr(env, name)
+        if space._np_random is None:
+            space.seed(0)  # creates the generator, whose state is then replaced
+        restore_generator(space._np_random, rng_state)
+
+
+def keeps_state_in_c(env: gym.Env) -> bool:
+    """Whether the environment's physics lives in a C library, out of :func:`chain_state`'s reach: Box2D's world
+    (LunarLander, BipedalWalker, CarRacing), MuJoCo's ``MjData``, the Arcade Learning Environment's emulator.
+    A resumed run rebuilds such an environment's episode in progress by playing it again
+    (:meth:`EnvRunner.replay_episodes`)."""
+    module = type(env.unwrapped).__module__
+    return module.startswith(("gymnasium.envs.box2d", "gymnasium.envs.mujoco", "ale_py"))
 
 
 def restore_vector_env_state(envs: gym.vector.SyncVectorEnv, state: dict) -> None:
     """Put a :func:`vector_env_state` back into a vector env built the same way (same ids, same count)."""
-    from rlkit.state import restore_generator, restore_object
-
-    def spaces(env, saved: dict) -> None:
-        for name, rng_state in saved.items():
-            space = getattr(env, name)
-            if space._np_random is None:
-                space.seed(0)  # creates the generator, whose state is then replaced
-            restore_generator(space._np_random, rng_state)
+    from rlkit.state import restore_object
 
     if len(state["envs"]) != envs.num_envs:
         raise RlkitError(f"the saved state has {len(state['envs'])} environments, this run {envs.num_envs}")
     restore_object(envs, state["vector"])
-    spaces(envs, state["spaces"])
+    restore_space_generators(envs, state["spaces"])
     for env, chain in zip(envs.envs, state["envs"], strict=True):
-        level = env
-        for saved in chain:
-            restore_object(level, saved["attributes"])
-            spaces(level, saved["spaces"])
-            level = getattr(level, "env", None)
+        restore_chain(env, chain)

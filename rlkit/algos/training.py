@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from rlkit.checkpoints import run_path
-from rlkit.envs import EnvRunner, env_name, restore_vector_env_state, solve_threshold, vector_env_state
+from rlkit.envs import EnvRunner, env_name, solve_threshold, vector_env_state
 from rlkit.evaluate import play_episodes
 from rlkit.logger import History, Logger
 from rlkit.result import TrainResult
@@ -193,8 +193,7 @@ class Loop:
 
     def load_common_state(self, state: dict) -> None:
         restore_object(self, state["loop"])
-        self.runner.load_state_dict(state["runner"])
-        restore_vector_env_state(self.envs, state["envs"])
+        self.runner.restore(state["runner"], state["envs"])
         self.agent.learner.load_state_dict(state["learner"])
         self.agent.refresh()
         self.agent.load_loop_state(state["agent"])

@@ -37,7 +37,7 @@ import numpy as np
 
 from rlkit.algos.actor_critic.agent import RolloutLoop
 from rlkit.distributed.cluster import connect
-from rlkit.envs import EnvRunner, Transitions, make_vec_env, restore_vector_env_state, vector_env_state
+from rlkit.envs import EnvRunner, Transitions, make_vec_env, vector_env_state
 from rlkit.errors import RlkitError, is_count
 from rlkit.hardware import configure_numpy
 from rlkit.state import generator_state, restore_generator
@@ -104,8 +104,7 @@ class RolloutWorker:
         self.envs = make_vec_env(spec.env, spec.count, seed=seed, training=True)
         self.runner = EnvRunner(self.envs, seed=seed)
         if state is not None:
-            restore_vector_env_state(self.envs, state["envs"])
-            self.runner.load_state_dict(state["runner"])
+            self.runner.restore(state["runner"], state["envs"])
         self.learner = Weights(weights)
         self.agent = spec.agent_class(self.learner, spec.env_id, spec.obs_dim, spec.action, spec.config)
 

@@ -70,3 +70,77 @@ def test_float64_observations_leave_the_runner_as_float32():
     batch = runner.step(np.array([0, 1]))
     assert batch.obs.dtype == batch.next_obs.dtype == runner.obs.dtype == np.float32
     runner.close()
+
+
+PHYSICS_IN_C = [("LunarLander-v3", "Box2D"), ("HalfCheetah-v5", "mujoco")]
+
+
+def random_actions(envs, rng: np.random.Generator, count: int) -> list[np.ndarray]:
+    """``count`` vector actions drawn from ``rng`` (the spaces' own generators are part of the state)."""
+    space = envs.single_action_space
+    if hasattr(space, "n"):
+        return [rng.integers(0, space.n, envs.num_envs) for _ in range(count)]
+    return [rng.uniform(space.low, space.high, (envs.num_envs, *space.shape)).astype(np.float32) for _ in range(count)]
+
+
+def saved_and_restored(env_id: str, steps: int) -> tuple[EnvRunner, EnvRunner, np.random.Generator]:
+    """A runner stepped ``steps`` times with random actions, and a fresh runner restored to its saved state."""
+    from rlkit.envs import vector_env_state
+
+    rng = np.random.default_rng(0)
+    original = EnvRunner(make_vec_env(env_id, 2, seed=5, training=True), seed=5)
+    for actions in random_actions(original.envs, rng, steps):
+        original.step(actions)
+    saved = (original.state_dict(), vector_env_state(original.envs))
+    restored = EnvRunner(make_vec_env(env_id, 2, seed=5, training=True), seed=5)
+    restored.restore(*saved)
+    return original, restored, rng
+
+
+@pytest.mark.parametrize(("env_id", "module"), PHYSICS_IN_C, ids=[env for env, _ in PHYSICS_IN_C])
+def test_a_physics_kept_in_c_goes_on_exactly_after_a_restore(env_id, module):
+    """Box2D's world and MuJoCo's MjData are out of the saved state's reach: the runner plays each episode in
+    progress again from its recorded start, so the restored environments step on exactly as the saved ones
+    (LunarLander's episodes end and restart before the save, HalfCheetah's at its 1,000-step limit after it)."""
+    pytest.importorskip(module)
+    original, restored, rng = saved_and_restored(env_id, 990)
+    for actions in random_actions(original.envs, rng, 30):
+        a, b = original.step(actions), restored.step(actions)
+        for name in ("next_obs", "rewards", "terminated", "truncated", "valid"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert original.pop_episodes()[0].tolist() == restored.pop_episodes()[0].tolist()
+
+
+def test_a_replay_that_ends_elsewhere_is_refused_by_name():
+    """An environment that does not repeat its episode for the same start and actions cannot continue exactly:
+    here the recorded actions were altered, and the restore says so instead of going on from another state."""
+    pytest.importorskip("Box2D")
+    from rlkit.envs import vector_env_state
+
+    original, _, _ = saved_and_restored("LunarLander-v3", 40)
+    state = original.state_dict()
+    episode = state["_episodes"]["value"][1]
+    episode["actions"] = (episode["actions"] + 1) % 4
+    restored = EnvRunner(make_vec_env("LunarLander-v3", 2, seed=5, training=True), seed=5)
+    with pytest.raises(RlkitError, match=r"sub-environment 1 \(LunarLander-v3\) did not repeat its episode"):
+        restored.restore(state, vector_env_state(original.envs))
+
+
+def test_a_state_saved_before_episodes_were_recorded_goes_on_with_a_warning_then_exactly():
+    """A checkpoint written before the runner kept its records cannot replay the episodes in progress: the
+    restore says so, and from the next episode on the records (and a later restore) are exact again."""
+    pytest.importorskip("Box2D")
+    from rlkit.envs import vector_env_state
+
+    original, _, rng = saved_and_restored("LunarLander-v3", 40)
+    state = original.state_dict()
+    del state["_episodes"]
+    restored = EnvRunner(make_vec_env("LunarLander-v3", 2, seed=5, training=True), seed=5)
+    with pytest.warns(UserWarning, match="saved without the record to play it again"):
+        restored.restore(state, vector_env_state(original.envs))
+    for actions in random_actions(restored.envs, rng, 1_000):  # every episode in progress ends within 1,000
+        restored.step(actions)
+    again = EnvRunner(make_vec_env("LunarLander-v3", 2, seed=5, training=True), seed=5)
+    again.restore(restored.state_dict(), vector_env_state(restored.envs))
+    for actions in random_actions(restored.envs, rng, 20):
+        np.testing.assert_array_equal(restored.step(actions).next_obs, again.step(actions).next_obs)
