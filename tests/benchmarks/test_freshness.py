@@ -113,6 +113,12 @@ NOT_UNDER_TEST: dict[str, str] = {
 
 #: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
 UNCHANGED_BY: dict[str, str] = {
+    "e09e4bf": "the runner records each episode in progress of a physics kept in C and plays it again on a resume; "
+    "a run that never resumes steps exactly as before (DQN and PPO on LunarLander, SAC on HalfCheetah, both "
+    "frameworks: weights and episode returns bit-identical to 12ae209's), and so do classic-control runs, "
+    "which record nothing. Five rows of harder_tasks.json were resumed (resumed_from: PPO HalfCheetah torch 0, "
+    "SAC and TD3 Hopper torch 0 and 1): their episodes in progress went on from a fresh world, as RESULTS.md says; "
+    "a re-measurement would give the uninterrupted runs",
     "93a33af": "lander_tails.py records each run's evaluation curve and trained_here beside what it recorded "
     "before; nothing it plays or computes changed (test_lander_tails.py)",
     "9c3ad48": "TF's actor-critic calls its traced functions through their concrete functions and assigns the "
