@@ -337,7 +337,7 @@ class EnvRunner:
         #: chain's state before its reset, the reset's seed, every action since) so that a resumed run can play
         #: it again to where it was saved (:meth:`restore`); None for the others.
         self._episodes: list[dict | None] = [
-            {"start": chain_state(env), "seed": None if self.seed is None else self.seed + i, "actions": []}
+            {"start": episode_start(env), "seed": None if self.seed is None else self.seed + i, "actions": []}
             if keeps_state_in_c(env) else None
             for i, env in enumerate(subenvs)
         ]  # fmt: skip
@@ -412,7 +412,7 @@ class EnvRunner:
             if episode is None:
                 continue
             if self._autoreset[i]:  # this step resets it (the action is ignored): a new episode starts
-                self._episodes[i] = {"start": chain_state(self.envs.envs[i]), "seed": None, "actions": []}
+                self._episodes[i] = {"start": episode_start(self.envs.envs[i]), "seed": None, "actions": []}
             elif episode["start"] is not None:
                 episode["actions"].append(actions[i])
         try:
@@ -513,6 +513,12 @@ def restore_space_generators(env, saved: dict) -> None:
         if space._np_random is None:
             space.seed(0)  # creates the generator, whose state is then replaced
         restore_generator(space._np_random, rng_state)
+
+
+def episode_start(env: gym.Env) -> list[dict]:
+    """:func:`chain_state` as a copy of its own: kept for a whole episode, it must not follow arrays that the
+    environment changes in place meanwhile."""
+    return copy.deepcopy(chain_state(env))
 
 
 def keeps_state_in_c(env: gym.Env) -> bool:
