@@ -381,9 +381,11 @@ class EnvRunner:
         """Continue a saved run exactly: the environments' state (:func:`restore_vector_env_state`), this
         runner's, and each episode in progress of a physics kept in C played again from its recorded start, its
         wrapper chain then set to the saved state. Refused, by name, when the replay does not end on the saved
-        observation (an environment that does not repeat itself for the same seed and actions)."""
+        observation (an environment that does not repeat itself for the same seed and actions). A state saved
+        before the runner kept these records goes on with a warning: that episode from a fresh world."""
+        restore_vector_env_state(self.envs, envs_state)  # checks the count; a replayed chain gets it again below
         self.load_state_dict(state)
-        for i, (env, episode) in enumerate(zip(getattr(self.envs, "envs", []), self._episodes, strict=False)):
+        for i, (env, episode) in enumerate(zip(self.envs.envs, self._episodes, strict=True)):
             if episode is None:
                 continue
             if episode["start"] is None:
@@ -404,7 +406,7 @@ class EnvRunner:
                     f"repeat its episode in progress: {len(episode['actions'])} recorded actions from the same "
                     "start ended on another observation than the saved one, so this run cannot continue exactly"
                 )
-        restore_vector_env_state(self.envs, envs_state)
+            restore_chain(env, envs_state["envs"][i])  # and what the replay need not repeat (a space's generator)
 
     def step(self, actions: np.ndarray) -> Transitions:
         self.steps += len(self._autoreset)
@@ -525,7 +527,7 @@ def keeps_state_in_c(env: gym.Env) -> bool:
     """Whether the environment's physics lives in a C library, out of :func:`chain_state`'s reach: Box2D's world
     (LunarLander, BipedalWalker, CarRacing), MuJoCo's ``MjData``, the Arcade Learning Environment's emulator.
     A resumed run rebuilds such an environment's episode in progress by playing it again
-    (:meth:`EnvRunner.replay_episodes`)."""
+    (:meth:`EnvRunner.restore`)."""
     module = type(env.unwrapped).__module__
     return module.startswith(("gymnasium.envs.box2d", "gymnasium.envs.mujoco", "ale_py"))
 
