@@ -53,16 +53,24 @@ def test_half_saved_and_resumed_equals_the_uninterrupted_run_bit_for_bit(algo, f
     np.testing.assert_array_equal(whole.history.series("eval_return")[1], resumed.history.series("eval_return")[1])
 
 
-def test_a_lunarlander_run_resumed_halfway_equals_the_uninterrupted_run(tmp_path):
-    """LunarLander's physics is Box2D's, in C, out of the checkpoint's reach: the resumed run plays its
-    environments' episodes in progress again (``EnvRunner.restore``) and ends bit-identical all the same."""
-    pytest.importorskip("Box2D")
-    settings = {"env": "LunarLander-v3", "seed": 3, "total_steps": 3_000, "learning_starts": 500, "train_every": 100,
+PHYSICS_IN_C = {  # environment -> (module, algorithm): Box2D's world and MuJoCo's MjData live in C
+    "LunarLander-v3": ("Box2D", "dqn"),
+    "HalfCheetah-v5": ("mujoco", "sac"),
+}
+
+
+@pytest.mark.parametrize("env", sorted(PHYSICS_IN_C))
+def test_a_run_on_a_physics_in_c_resumed_halfway_equals_the_uninterrupted_run(env, tmp_path):
+    """The checkpoint cannot hold Box2D's or MuJoCo's state: the resumed run plays its environments' episodes in
+    progress again (``EnvRunner.restore``) and ends bit-identical all the same."""
+    module, algo = PHYSICS_IN_C[env]
+    pytest.importorskip(module)
+    settings = {"env": env, "seed": 3, "total_steps": 3_000, "learning_starts": 500, "train_every": 100,
                 "gradient_steps": 20, "hidden_sizes": (32, 32), "eval_every": 1_000, **QUIET}  # fmt: skip
-    whole = rlkit.train("dqn", **settings)
-    rlkit.train("dqn", callbacks=[SaveCheckpoints(tmp_path, every=1_500, best=False, resumable=True)], **settings)
+    whole = rlkit.train(algo, **settings)
+    rlkit.train(algo, callbacks=[SaveCheckpoints(tmp_path, every=1_500, best=False, resumable=True)], **settings)
     halfway = min(tmp_path.glob("step_*.pt"), key=lambda path: int(path.name.split("_")[1].split(".")[0]))
-    resumed = rlkit.train("dqn", resume=halfway, progress=False)
+    resumed = rlkit.train(algo, resume=halfway, progress=False)
     for a, b in zip(whole.agent.get_weights(), resumed.agent.get_weights(), strict=True):
         np.testing.assert_array_equal(a, b)
     returns = [run.history.series("episode_return")[1] for run in (whole, resumed)]
