@@ -334,8 +334,8 @@ class EnvRunner:
         n = self.envs.num_envs
         subenvs = getattr(self.envs, "envs", [])  # a synchronous vector env's; another kind keeps its own
         #: The sub-environments whose physics lives in C: each one's episode in progress is recorded (its wrapper
-        #: chain's state before its reset, the reset's seed, every action since) so that a resumed run can play
-        #: it again to where it was saved (:meth:`restore`); None for the others.
+        #: chain's generators before its reset, the reset's seed, every action since) so that a resumed run can
+        #: play it again to where it was saved (:meth:`restore`); None for the others.
         self._episodes: list[dict | None] = [
             {"start": episode_start(env), "seed": None if self.seed is None else self.seed + i, "actions": []}
             if keeps_state_in_c(env) else None
