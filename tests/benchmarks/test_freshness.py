@@ -113,6 +113,7 @@ NOT_UNDER_TEST: dict[str, str] = {
 
 #: Commits after a file's measurement that touch its code without changing what it measured: commit -> why.
 UNCHANGED_BY: dict[str, str] = {
+    "d0e3af5": "a comment in rlkit/envs.py; no code changed",
     "3cf0473": "what EnvRunner records at an episode's start (generators only) and how; it steps nothing "
     "differently: DQN LunarLander and SAC HalfCheetah runs bit-identical to 12ae209's again",
     "2847bc6": "the order of EnvRunner.restore's steps (count check first); a run that never resumes is untouched",
