@@ -487,23 +487,24 @@ def chain_state(env: gym.Env) -> list[dict]:
     spaces' generators)."""
     from rlkit.state import object_state
 
-    chain, level = [], env
-    while True:
-        chain.append({"attributes": object_state(level), "spaces": space_generators(level)})
-        if not hasattr(level, "env"):
-            return chain
-        level = level.env
+    return [{"attributes": object_state(level), "spaces": space_generators(level)} for level in wrapper_chain(env)]
+
+
+def wrapper_chain(env: gym.Env) -> list:
+    """``env`` and every environment it wraps, outermost first (the order of the saved states)."""
+    levels = [env]
+    while hasattr(levels[-1], "env"):
+        levels.append(levels[-1].env)
+    return levels
 
 
 def restore_chain(env: gym.Env, chain: list[dict]) -> None:
     """Put a :func:`chain_state` back into an environment built the same way."""
     from rlkit.state import restore_object
 
-    level = env
-    for saved in chain:
+    for level, saved in zip(wrapper_chain(env), chain, strict=True):
         restore_object(level, saved["attributes"])
         restore_space_generators(level, saved["spaces"])
-        level = getattr(level, "env", None)
 
 
 def restore_space_generators(env, saved: dict) -> None:
@@ -524,28 +525,20 @@ def episode_start(env: gym.Env) -> list[dict]:
     that it did: a full :func:`chain_state`, copied, cost 300 us per episode on LunarLander, this about 20."""
     from rlkit.state import generator_state
 
-    levels, level = [], env
-    while level is not None:
-        own = {
-            name: generator_state(value)
-            for name, value in vars(level).items()
-            if isinstance(value, np.random.Generator)
-        }
-        levels.append({"generators": own, "spaces": space_generators(level)})
-        level = getattr(level, "env", None)
-    return levels
+    def generators(level) -> dict:
+        return {name: generator_state(v) for name, v in vars(level).items() if isinstance(v, np.random.Generator)}
+
+    return [{"generators": generators(level), "spaces": space_generators(level)} for level in wrapper_chain(env)]
 
 
 def restore_episode_start(env: gym.Env, levels: list[dict]) -> None:
     """Put an :func:`episode_start` back: the chain's generators as they were before the episode's reset."""
     from rlkit.state import restore_generator
 
-    level = env
-    for saved in levels:
+    for level, saved in zip(wrapper_chain(env), levels, strict=True):
         for name, rng_state in saved["generators"].items():
             restore_generator(getattr(level, name), rng_state)
         restore_space_generators(level, saved["spaces"])
-        level = getattr(level, "env", None)
 
 
 def keeps_state_in_c(env: gym.Env) -> bool:

@@ -159,17 +159,9 @@ def main() -> None:
         runs: dict[str, list[dict]] = {framework: [] for framework in args.frameworks}
         for _ in range(args.repeats):
             for framework in args.frameworks:
-                command = [
-                    sys.executable,
-                    "-m",
-                    __spec__.name,
-                    "--updates",
-                    str(args.updates),
-                    "--one",
-                    algo,
-                    task,
-                    framework,
-                ]
+                # -m: the measurement imports this checkout's rlkit (a file's path would find the installed one)
+                one = ["--updates", str(args.updates), "--one", algo, task, framework]
+                command = [sys.executable, "-m", __spec__.name, *one]
                 output = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
                 runs[framework].append(json.loads(output.strip().splitlines()[-1]))
         print(f"== {algo} on {task} (medians of {args.repeats} processes; wall / CPU)")
