@@ -15,19 +15,21 @@ from rlkit.cli import main
 
 pytest.importorskip("onnxruntime", reason="needs the export extra: pip install 'rlkit-course[export]'")
 
-#: (algorithm, environment, framework): every export path -- argmax (DQN, C51's expected values, categorical
-#: PPO), clipping (Gaussian PPO, with observation normalisation) and tanh + rescaling (TD3, SAC).
+#: (algorithm, environment, framework, settings): every export path -- argmax (DQN, C51's expected values,
+#: categorical PPO), clipping (Gaussian PPO with observation normalisation, and PPO's Pendulum default: gSDE,
+#: whose noise matrix stays behind, without it) and tanh + rescaling (TD3, SAC).
 CASES = [
-    ("dqn", "CartPole-v1", "torch"),
-    ("rainbow", "CartPole-v1", "tf"),
-    ("ppo", "Pendulum-v1", "torch"),
-    ("a2c", "CartPole-v1", "tf"),
-    ("td3", "Pendulum-v1", "tf"),
-    ("sac", "Pendulum-v1", "torch"),
+    ("dqn", "CartPole-v1", "torch", {}),
+    ("rainbow", "CartPole-v1", "tf", {}),
+    ("ppo", "Pendulum-v1", "torch", {"use_sde": False, "normalize_obs": True}),
+    ("ppo", "Pendulum-v1", "tf", {}),
+    ("a2c", "CartPole-v1", "tf", {}),
+    ("td3", "Pendulum-v1", "tf", {}),
+    ("sac", "Pendulum-v1", "torch", {}),
 ]
 
 
-def make_agent(algo: str, env: str, framework: str, seed: int = 0):
+def make_agent(algo: str, env: str, framework: str, seed: int = 0, settings: dict | None = None):
     """An agent with random observation statistics and, for continuous actions, weights drawn large enough that
     its actions pass the bounds: parity then checks the clipping and rescaling, not only a linear map.
 
@@ -36,7 +38,8 @@ def make_agent(algo: str, env: str, framework: str, seed: int = 0):
     from rlkit.registry import algorithm
 
     entry = algorithm(algo)
-    agent, envs = entry.agent_class.make(env, framework, entry.config_class.for_env(env), seed=seed)
+    config = entry.config_class.for_env(env, **(settings or {}))
+    agent, envs = entry.agent_class.make(env, framework, config, seed=seed)
     envs.close()
     rng = np.random.default_rng(seed)
     if export.policy_plan(agent).kind != "argmax":
@@ -47,9 +50,9 @@ def make_agent(algo: str, env: str, framework: str, seed: int = 0):
     return agent
 
 
-@pytest.mark.parametrize(("algo", "env", "framework"), CASES)
-def test_onnx_export_acts_like_the_agent(algo, env, framework, tmp_path):
-    agent = make_agent(algo, env, framework)
+@pytest.mark.parametrize(("algo", "env", "framework", "settings"), CASES)
+def test_onnx_export_acts_like_the_agent(algo, env, framework, settings, tmp_path):
+    agent = make_agent(algo, env, framework, settings=settings)
     path = export.export(agent, tmp_path / "policy.onnx")
     parity = export.onnx_parity(agent, path, count=256)
     assert parity.action_mismatches == 0, parity
@@ -123,11 +126,11 @@ def test_cli_refuses_a_saved_model_of_a_torch_agent(tmp_path, capsys):
     assert "rlkit: error: a SavedModel is TensorFlow's format" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("algo", "env", "framework"), CASES)
-def test_litert_export_acts_like_the_agent(algo, env, framework, tmp_path):
+@pytest.mark.parametrize(("algo", "env", "framework", "settings"), CASES)
+def test_litert_export_acts_like_the_agent(algo, env, framework, settings, tmp_path):
     """A torch agent converts through its TensorFlow twin: the same weights, so the same actions."""
     pytest.importorskip("ai_edge_litert", reason="needs the export extra: pip install 'rlkit-course[export]'")
-    agent = make_agent(algo, env, framework)
+    agent = make_agent(algo, env, framework, settings=settings)
     parity = export.litert_parity(agent, export.export(agent, tmp_path / "policy.tflite", format="litert"))
     assert parity.action_mismatches == 0, parity
     assert parity.max_action_diff < 1e-5 and parity.relative_output_diff < 1e-5, parity

@@ -240,9 +240,14 @@ def test_gsde_is_refused_where_it_cannot_apply():
     pytest.importorskip("torch")
     with pytest.raises(RlkitError, match=r"PPO: use_sde=True \(gSDE\) explores continuous actions.*discrete"):
         rlkit.train("ppo", env="CartPole-v1", use_sde=True, total_steps=256, progress=False)
-    with pytest.raises(RlkitError, match="A2C hyperparameter precision must be 'fp32' with use_sde=True, got 'bf16'"):
+    with pytest.raises(RlkitError, match="A2C hyperparameter precision must be 'fp32' with use_sde=True"):
         A2CConfig(use_sde=True, precision="bf16")
     A2CConfig(use_sde=False, precision="bf16")  # the plain Gaussian computes in any precision
+    # PPO's Pendulum default explores with gSDE: a bf16 run is told which setting to change
+    fix = r"pass use_sde=False to train in bf16\), got 'bf16'"
+    with pytest.raises(RlkitError, match=fix):
+        PPOConfig.for_env("Pendulum-v1", precision="bf16")
+    assert not PPOConfig.for_env("Pendulum-v1", precision="bf16", use_sde=False).use_sde
     from rlkit.algos.actor_critic.config import check_sde
     from rlkit.encoders import image_spec
 

@@ -74,7 +74,8 @@ def test_gaussian_ppo_round_trip_keeps_log_std_and_observation_statistics(framew
     pytest.importorskip("torch" if framework == "torch" else "tensorflow")
     from rlkit.algos.ppo import PPOAgent, PPOConfig
 
-    config = PPOConfig.for_env("Pendulum-v1", hidden_sizes=(8, 8), log_std_init=-0.3)
+    # the plain Gaussian with observation statistics (Pendulum's default is gSDE, without: a case below)
+    config = PPOConfig.for_env("Pendulum-v1", hidden_sizes=(8, 8), log_std_init=-0.3, use_sde=False, normalize_obs=True)
     agent, envs = PPOAgent.make("Pendulum-v1", framework, config, seed=2)
     envs.close()
     agent.obs_normalizer(rng.normal(3.0, 2.0, size=(500, 3)), update=True)  # non-trivial statistics
@@ -116,8 +117,8 @@ def test_off_policy_round_trip_keeps_networks_action_bounds_and_alpha(algo, fram
 
 @pytest.mark.parametrize(("algo", "env", "settings"), [
     ("rainbow", "CartPole-v1", {}),  # noisy, dueling, C51: every custom layer
-    ("ppo", "Pendulum-v1", {}),  # the actor-critic model with its log std
-    ("ppo", "Pendulum-v1", {"use_sde": True}),  # gSDE's log std matrix, through get_config's sde_features
+    ("ppo", "Pendulum-v1", {"use_sde": False}),  # the actor-critic model with its log std
+    ("ppo", "Pendulum-v1", {}),  # Pendulum's default, gSDE: its log std matrix, through get_config's sde_features
     ("sac", "Pendulum-v1", {}),  # actor, twin critics and log alpha
 ])  # fmt: skip
 def test_a_keras_checkpoint_opens_in_plain_keras(algo, env, settings, tmp_path):

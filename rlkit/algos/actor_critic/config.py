@@ -71,7 +71,7 @@ class ActorCriticConfig(AlgorithmConfig):
     #: is a function of the state, so nearby states in consecutive steps get similar perturbations: exploration
     #: correlated in time rather than independent at every step. The policy's std then depends on the state,
     #: std_k(s) = sqrt(sum_j z_j(s)^2 sigma_jk^2), and log std becomes a matrix (SB3's ``use_sde``).
-    #: Off by default: the plain Gaussian's runs stay as they were, draw for draw.
+    #: Off by default (PPO switches it on for Pendulum-v1: ``PPOConfig.env_defaults``).
     use_sde: bool = False
     #: With ``use_sde``: draw new noise matrices every this many steps of a rollout (<= 0: only at its start).
     sde_sample_freq: int = -1
@@ -106,7 +106,12 @@ class ActorCriticConfig(AlgorithmConfig):
             (self.eval_episodes > 0, "eval_episodes", "> 0"),
             (self.encoder in ("auto", "nature", "minatar"), "encoder", "'auto', 'nature' or 'minatar'"),
             # gSDE's std reads the actor's last hidden activations in float32 (its numpy twin does too)
-            (not self.use_sde or self.precision == "fp32", "precision", "'fp32' with use_sde=True"),
+            (
+                not self.use_sde or self.precision == "fp32",
+                "precision",
+                "'fp32' with use_sde=True (gSDE, on by default for some tasks: pass use_sde=False to train in "
+                f"{self.precision})",
+            ),
         ]
 
 
