@@ -31,6 +31,7 @@ libraries. Each record keeps when it was measured and the load average around it
     python -m benchmarks.comparisons.compare_sb3 --append --redo --libraries rlkit-torch rlkit-tf  # re-measure rlkit
     python -m benchmarks.comparisons.compare_sb3 --summarize                          # recompute the summary only
     python -m benchmarks.comparisons.compare_sb3 --table results                      # RESULTS.md's table of the file
+    python -m benchmarks.comparisons.compare_sb3 --table steps --also more_seeds.json  # steps to solve, files joined
 
 Needs the ``benchmark`` extra (``pip install -e '.[benchmark]'``: stable-baselines3). Summaries are the
 interquartile mean over seeds with a 95% bootstrap interval (rliable's convention, computed here in numpy).
@@ -364,6 +365,33 @@ def readme_table(summary: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def steps_table(runs: list[dict]) -> str:
+    """Steps to solve over every seed ``runs`` hold (several files' runs may be joined): per pair, the seeds,
+    each run's median steps to its first solving evaluation (an unsolved run counted as slower than every
+    solved one) and how many final returns ended below the threshold. Issue 33's sample-efficiency measure, for
+    which five seeds are too few; steps do not depend on the machine's speed, so sittings may be joined."""
+    summary = summarize(runs)
+    cells: dict[tuple, dict[tuple, str]] = {}
+    for row in summary:
+        steps = "never" if row["median_steps_to_solve"] is None else f"{row['median_steps_to_solve']:,.0f}"
+        below = sum(
+            r["final_return"] < solve_threshold(row["env"])
+            for r in runs
+            if (r["algo"], r["env"], r["library"], r["framework"])
+            == (row["algo"], row["env"], row["library"], row["framework"])
+        )
+        cells.setdefault((row["algo"], row["env"]), {})[row["library"], row["framework"]] = (
+            f"{steps} ({row['seeds']} seed{'s' * (row['seeds'] != 1)}, {below} ended below)"
+        )
+    lines = ["| algorithm, task | rlkit torch | rlkit TF | SB3, RL-Zoo settings |", "|---|---|---|---|"]
+    for algo, env_id in PAIRS:
+        if algo in SB3_STAND_IN or (algo, env_id) not in cells:
+            continue
+        name = f"{algo.upper()}, {env_id}"
+        lines.append(f"| {name} | " + " | ".join(cells[algo, env_id].get(run, "-") for run in RUNS) + " |")
+    return "\n".join(lines)
+
+
 def _versions() -> dict[str, str | None]:
     return {"rlkit": rlkit.__version__, **hardware.versions(extra=("stable-baselines3",))}
 
@@ -429,7 +457,12 @@ def main() -> None:
     parser.add_argument("--append", action="store_true", help="keep the runs already in --out, skip those pairs/seeds")
     parser.add_argument("--summarize", action="store_true", help="only recompute the summary of --out")
     parser.add_argument(
-        "--table", choices=["results", "readme"], help="print --out's summary as a table: RESULTS.md's or the README's"
+        "--table",
+        choices=["results", "readme", "steps"],
+        help="print --out's summary as a table: RESULTS.md's, the README's, or steps to solve (with --also)",
+    )
+    parser.add_argument(
+        "--also", nargs="+", type=Path, default=[], metavar="FILE", help="--table steps: join these files' runs"
     )
     parser.add_argument(
         "--libraries", nargs="+", default=list(LIBRARY_NAMES), choices=list(LIBRARY_NAMES), help="runs to make"
@@ -445,6 +478,12 @@ def main() -> None:
             parser.error(f"--pairs takes ALGO:ENV among {', '.join(f'{a}:{e}' for a, e in PAIRS)}; got {text!r}")
         pairs.append((algo, env_id))
 
+    if args.also and args.table != "steps":
+        parser.error("--also joins other files' runs for --table steps only")
+    if args.table == "steps":
+        files = [args.out, *args.also]
+        print(steps_table([run for path in files for run in json.loads(path.read_text())["runs"]]))
+        return
     if args.table:
         table = {"results": markdown_table, "readme": readme_table}[args.table]
         print(table(summarize(json.loads(args.out.read_text())["runs"])))
