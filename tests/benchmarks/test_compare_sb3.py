@@ -149,6 +149,33 @@ def test_results_md_and_readme_show_the_tables_of_the_committed_results_file():
     assert short in (ROOT / "README.md").read_text(), "re-paste `compare_sb3.py --table readme`"
 
 
+def test_results_md_shows_the_ten_seed_steps_table_of_the_two_committed_files():
+    files = (compare_sb3.RESULTS, compare_sb3.RESULTS.with_name("compare_sb3_seeds_5_9.json"))
+    runs = [run for path in files for run in json.loads(path.read_text())["runs"]]
+    table = compare_sb3.steps_table(runs)
+    assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `compare_sb3.py --table steps`"
+    assert "| PPO, Pendulum-v1 | 28,672 (10 seeds, 0 ended below) |" in table  # the joined seeds, counted
+
+
+def test_the_steps_table_joins_seeds_and_counts_endings_below_and_runs_never_solved():
+    def run(library: str, framework: str, seed: int, solved_at: int | None, final: float) -> dict:
+        record = _run("ppo", library, framework, seed)
+        return {**record, "solved_at_step": solved_at, "final_return": final, "solved_cpu_s": None,
+                "solved_wall_s": None, "cpu_s": 1.0, "wall_s": 1.0, "steps": 100}  # fmt: skip
+
+    runs = [
+        run("rlkit", "torch", 0, 10, 500.0),
+        run("rlkit", "torch", 1, 30, 400.0),
+        run("rlkit", "torch", 2, 20, 500.0),
+    ]
+    runs += [run("rlkit", "tf", 0, None, 9.0), run("rlkit", "tf", 1, None, 9.0), run("sb3", "torch", 0, 5, 500.0)]
+    line = compare_sb3.steps_table(runs).splitlines()[2]
+    assert line == (
+        "| PPO, CartPole-v1 | 20 (3 seeds, 1 ended below) | never (2 seeds, 2 ended below) "
+        "| 5 (1 seed, 0 ended below) |"
+    )
+
+
 def test_the_recorded_command_keeps_no_folder_of_this_machine(tmp_path):
     inside = ROOT / "benchmarks" / "results" / "x.json"
     arguments = ["--out", str(tmp_path / "merged.json"), "--pairs", "ppo:CartPole-v1", "--out", str(inside)]

@@ -33,6 +33,8 @@ LIBRARY = (
 MEASURED_CODE: dict[str, tuple[str, ...]] = {
     # the library, and the script that trains SB3 beside it
     "compare_sb3.json": (*LIBRARY, "benchmarks/comparisons/compare_sb3.py"),
+    # seeds 5-9 of the on-policy pairs, by the same script (issue 33's steps to solve over ten seeds)
+    "compare_sb3_seeds_5_9.json": (*LIBRARY, "benchmarks/comparisons/compare_sb3.py"),
     # the library, and the script that plays each final agent
     "endings.json": (*LIBRARY, "benchmarks/learning/endings.py"),
     # the library, and claim C13's sweep of epsilon schedules (chapter 11)
@@ -223,6 +225,13 @@ UNCHANGED_BY: dict[str, str] = {
     "changed",
     "919d486": "harder_tasks.py grades a LunarLander agent through course/lander.py's passes_mark, the same mark "
     "(mean - std >= 200, moved to be written once); no run or record changed",
+    "069d83e": "PPO on Pendulum explores with gSDE and leaves observations unnormalised (PPOConfig.env_defaults; the "
+    "precision check's message names use_sde=False; every other task and algorithm unchanged): the runs it changes, "
+    "endings.json's and compare_sb3.json's PPO Pendulum runs and compare_sb3_seeds_5_9.json's rlkit ones, were "
+    "re-measured at it (endings' 20 equal to the pass that chose it); ppo_ablation.py pins the plain Gaussian it "
+    "measured since 44b202d; no other file trains PPO on Pendulum",
+    "44b202d": "compare_sb3.py gained a table (--table steps), ppo_ablation.py pins the settings its file measured "
+    "and names them: no run or record changed",
 }
 
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SWEEPS = {
     "overestimation": ("variant", ["vanilla", "double", "dueling"], 20, 15_000),
     "epsilon_schedules": ("schedule", ["fast", "default", "slow"], 10, 20_000),
-    "ppo_ablation": ("variant", ["defaults", "log_std_init -0.5", "no normalisation"], 10, None),
+    "ppo_ablation": ("variant", ["plain Gaussian", "log_std_init -0.5", "no normalisation"], 10, None),
     "td3_smoothing": ("setting", ["sigma 0.2, clip 0.5", "sigma 0.05, clip 0.1"], 30, 8_000),
 }
 
