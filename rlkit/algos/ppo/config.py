@@ -21,16 +21,17 @@ class PPOConfig(ActorCriticConfig):
         # median first solve within one evaluation, at no cost per step. benchmarks/RESULTS.md, "PPO on
         # CartPole-v1: an entropy bonus for the endings", and "Endings".
         "CartPole-v1": {"ent_coef": 0.01},
-        # Pendulum: the RL-Zoo's rollouts, epochs, rate and gSDE (noise held for 4 steps), with the class's
-        # discount (0.98) for the zoo's 0.9 (at 0.9 without gSDE, 7 of 10 TF and 6 of 10 torch final agents were
-        # solved, seeds 100-109; at 0.98, 10 and 9, and 9 and 9 on 200-209) and observation normalisation off:
-        # with it, gSDE's runs crossed -200 early and fell back (8 of 10 final agents solved per framework); without
-        # it, 60 of 60 on seeds 100-109, 200-209 and 300-309, both frameworks, at a median first solve of 20,480
-        # to 32,768 steps, against 61,440 to 73,728 for the plain Gaussian (10 and 10 of 10). benchmarks/RESULTS.md,
-        # "PPO on Pendulum-v1 with gSDE".
+        # Pendulum: the RL-Zoo's rollouts, epochs, minibatches of 64, rate and gSDE (noise held for 4 steps), with
+        # the class's discount (0.98) for the zoo's 0.9 (at 0.9 without gSDE, 7 of 10 TF and 6 of 10 torch final
+        # agents were solved, seeds 100-109; at 0.98, 10 and 9, and 9 and 9 on 200-209) and observation
+        # normalisation off: with it, gSDE's runs crossed -200 early and fell back (8 of 10 final agents solved per
+        # framework); without it, 60 of 60 on seeds 100-109, 200-209 and 300-309, both frameworks, at a median
+        # first solve of 20,480 to 32,768 steps with minibatches of 128, and 20,480 on every set with the zoo's 64
+        # (60 of 60 again), against 61,440 to 73,728 for the plain Gaussian. benchmarks/RESULTS.md, "PPO on
+        # Pendulum-v1 with gSDE".
         "Pendulum-v1": {
             "num_envs": 4, "num_steps": 1024, "gae_lambda": 0.95, "epochs": 10,
-            "num_minibatches": 32, "learning_rate": 1e-3, "anneal_clip": False, "use_sde": True,
+            "num_minibatches": 64, "learning_rate": 1e-3, "anneal_clip": False, "use_sde": True,
             "sde_sample_freq": 4, "normalize_obs": False, "normalize_rewards": True, "eval_episodes": 20,
             # an entropy bonus, chosen for the plain Gaussian at the zoo's discount 0.9: without it 2 of 10 seeds
             # (102, 104 in TF, 120k steps) settled at about -420 and never reached -200; with 0.01 one in torch
