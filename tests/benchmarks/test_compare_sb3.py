@@ -154,7 +154,7 @@ def test_results_md_shows_the_ten_seed_steps_table_of_the_two_committed_files():
     runs = [run for path in files for run in json.loads(path.read_text())["runs"]]
     table = compare_sb3.steps_table(runs)
     assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `compare_sb3.py --table steps`"
-    assert "| PPO, Pendulum-v1 | 28,672 (10 seeds, 0 ended below) |" in table  # the joined seeds, counted
+    assert "| PPO, Pendulum-v1 | 20,480 (10 seeds, 0 ended below) |" in table  # the joined seeds, counted
 
 
 def test_the_steps_table_joins_seeds_and_counts_endings_below_and_runs_never_solved():

@@ -232,6 +232,11 @@ UNCHANGED_BY: dict[str, str] = {
     "measured since 44b202d; no other file trains PPO on Pendulum",
     "44b202d": "compare_sb3.py gained a table (--table steps), ppo_ablation.py pins the settings its file measured "
     "and names them: no run or record changed",
+    "0d06262": "PPO on Pendulum takes minibatches of 64 (PPOConfig.env_defaults; every other task and algorithm "
+    "unchanged): the runs it changes, endings.json's, compare_sb3.json's and compare_sb3_seeds_5_9.json's PPO "
+    "Pendulum rlkit runs, were re-measured at it (endings' 20 equal to the pass that chose it); ppo_ablation.py "
+    "pins the 32 its file measured since a755f86; no other file trains PPO on Pendulum",
+    "a755f86": "ppo_ablation.py pins the minibatches its file measured (32): no run or record changed",
 }
 
 
