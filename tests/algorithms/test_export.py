@@ -16,8 +16,8 @@ from rlkit.cli import main
 pytest.importorskip("onnxruntime", reason="needs the export extra: pip install 'rlkit-course[export]'")
 
 #: (algorithm, environment, framework, settings): every export path -- argmax (DQN, C51's expected values,
-#: categorical PPO), clipping (Gaussian PPO with observation normalisation, and PPO's Pendulum default: gSDE,
-#: whose noise matrix stays behind, without it) and tanh + rescaling (TD3, SAC).
+#: categorical PPO), clipping (Gaussian PPO with observation normalisation, and PPO's Pendulum default, gSDE
+#: with observations as given, whose noise matrix stays behind) and tanh + rescaling (TD3, SAC).
 CASES = [
     ("dqn", "CartPole-v1", "torch", {}),
     ("rainbow", "CartPole-v1", "tf", {}),
