@@ -237,7 +237,8 @@ UNCHANGED_BY: dict[str, str] = {
     "Pendulum rlkit runs, were re-measured at it (endings' 20 equal to the pass that chose it); ppo_ablation.py "
     "pins the 32 its file measured since a755f86; no other file trains PPO on Pendulum",
     "a755f86": "ppo_ablation.py pins the minibatches its file measured (32): no run or record changed",
-    "beaa6e1": "a comment in rlkit/algos/ppo/agent.py names the budget's margin with minibatches of 64; no code changed",
+    "beaa6e1": "a comment in rlkit/algos/ppo/agent.py names the budget's margin with minibatches of 64; no code "
+    "changed",
 }
 
 
