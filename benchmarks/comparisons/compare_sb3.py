@@ -369,7 +369,8 @@ def steps_table(runs: list[dict]) -> str:
     """Steps to solve over every seed ``runs`` hold (several files' runs may be joined): per pair, the seeds,
     each run's median steps to its first solving evaluation (an unsolved run counted as slower than every
     solved one) and how many final returns ended below the threshold. Issue 33's sample-efficiency measure, for
-    which five seeds are too few; steps do not depend on the machine's speed, so sittings may be joined."""
+    which five seeds are too few; steps do not depend on the machine's speed, so sittings may be joined. Rainbow
+    is left out: its SB3 row would be a copy of DQN's (:func:`with_stand_ins`), not a zoo setting of its own."""
     summary = summarize(runs)
     cells: dict[tuple, dict[tuple, str]] = {}
     for row in summary:
