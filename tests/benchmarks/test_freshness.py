@@ -239,6 +239,7 @@ UNCHANGED_BY: dict[str, str] = {
     "a755f86": "ppo_ablation.py pins the minibatches its file measured (32): no run or record changed",
     "beaa6e1": "a comment in rlkit/algos/ppo/agent.py names the budget's margin with minibatches of 64; no code "
     "changed",
+    "91b9f54": "the docstring of compare_sb3.steps_table; no code changed",
 }
 
 
