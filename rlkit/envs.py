@@ -300,6 +300,13 @@ def as_float32(obs: np.ndarray) -> np.ndarray:
     return obs.astype(np.float32) if obs.dtype == np.float64 else obs
 
 
+#: The most actions of one episode that :class:`EnvRunner` keeps to play again on a resume. An environment
+#: without a time limit can run one episode for a whole budget, and its record would grow with it (about 120
+#: bytes a step in memory, and in every checkpoint); past this length the record is dropped, and a resume from
+#: inside that episode goes on from a fresh environment's physics, with a warning. Playing 100,000 steps
+#: again costs seconds (Box2D and MuJoCo step in 50-200 us without the learner).
+MAX_RECORDED_ACTIONS = 100_000
+
 _NO_RETURNS = np.zeros(0, dtype=np.float64)
 _NO_LENGTHS = np.zeros(0, dtype=np.int64)
 
@@ -328,6 +335,7 @@ class EnvRunner:
     envs: gym.vector.VectorEnv
     seed: int | None = None
     check: bool = True  # environment faults named at each step (rlkit.env_checks); False for the benchmark
+    max_recorded_actions: int = MAX_RECORDED_ACTIONS  # per episode in progress, to play again on a resume
     obs: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
@@ -389,10 +397,15 @@ class EnvRunner:
             if episode is None:
                 continue
             if episode["start"] is None:
+                why = (
+                    f"had run more than {episode['dropped_after']:,} steps, past the record rlkit keeps to play it "
+                    "again (an environment without a time limit?)"
+                    if "dropped_after" in episode
+                    else "was saved without the record to play it again (a checkpoint from before rlkit kept one)"
+                )
                 warnings.warn(
-                    f"sub-environment {i}'s episode in progress was saved without the record to play it again (a "
-                    "checkpoint from before rlkit kept one): it goes on from a fresh environment's physics, not the "
-                    "saved one; the episodes after it are exact again",
+                    f"sub-environment {i}'s episode in progress {why}: it goes on from a fresh environment's "
+                    "physics, not the saved one; the episodes after it are exact again",
                     stacklevel=2,
                 )
                 continue
@@ -415,6 +428,9 @@ class EnvRunner:
                 continue
             if self._autoreset[i]:  # this step resets it (the action is ignored): a new episode starts
                 self._episodes[i] = {"start": episode_start(self.envs.envs[i]), "seed": None, "actions": []}
+            elif len(episode["actions"]) >= self.max_recorded_actions:  # too long to keep: see MAX_RECORDED_ACTIONS
+                dropped = len(episode["actions"])
+                self._episodes[i] = {"start": None, "seed": None, "actions": [], "dropped_after": dropped}
             elif episode["start"] is not None:
                 episode["actions"].append(np.array(actions[i]))  # a copy: the caller may reuse its array
         try:

@@ -144,3 +144,28 @@ def test_a_state_saved_before_episodes_were_recorded_goes_on_with_a_warning_then
     again.restore(restored.state_dict(), vector_env_state(restored.envs))
     for actions in random_actions(restored.envs, rng, 20):
         np.testing.assert_array_equal(restored.step(actions).next_obs, again.step(actions).next_obs)
+
+
+def test_an_episode_longer_than_the_record_is_dropped_and_a_resume_says_so():
+    """An environment without a time limit could grow an episode's record for a whole budget: past
+    ``max_recorded_actions`` the runner drops it (memory and checkpoints stay bounded), a restore from inside
+    that episode warns instead of replaying, and the next episodes are recorded and exact again."""
+    pytest.importorskip("Box2D")
+    from rlkit.envs import vector_env_state
+
+    rng = np.random.default_rng(0)
+    original = EnvRunner(make_vec_env("LunarLander-v3", 2, seed=5, training=True), seed=5, max_recorded_actions=30)
+    for actions in random_actions(original.envs, rng, 40):  # both episodes in progress are past 30 steps
+        original.step(actions)
+    state = original.state_dict()
+    assert [len(episode["actions"]) for episode in state["_episodes"]["value"]] == [0, 0]
+    restored = EnvRunner(make_vec_env("LunarLander-v3", 2, seed=5, training=True), seed=5, max_recorded_actions=30)
+    with pytest.warns(UserWarning, match="had run more than 30 steps, past the record rlkit keeps"):
+        restored.restore(state, vector_env_state(original.envs))
+    restored.max_recorded_actions = 1_000  # LunarLander's time limit: every episode from here on is kept whole
+    for actions in random_actions(restored.envs, rng, 1_000):  # every episode in progress ends within 1,000
+        restored.step(actions)
+    again = EnvRunner(make_vec_env("LunarLander-v3", 2, seed=5, training=True), seed=5)
+    again.restore(restored.state_dict(), vector_env_state(restored.envs))
+    for actions in random_actions(restored.envs, rng, 20):
+        np.testing.assert_array_equal(restored.step(actions).next_obs, again.step(actions).next_obs)
