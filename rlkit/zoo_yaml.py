@@ -60,7 +60,6 @@ NO_EQUIVALENT = {
     "replay_buffer_class": "drop the key: rlkit's replay buffers are chosen by prioritized/n_step, or "
     "rlkit.train(buffer_class=...) in Python",
     "replay_buffer_kwargs": "drop the key: rlkit's replay buffers take prioritized, per_alpha and n_step",
-    "rms_prop_eps": "rlkit's A2C steps with Adam, not RMSprop: drop the key",
 }
 
 
@@ -286,9 +285,14 @@ def _sde_sample_freq(value: Any, entry: Entry) -> dict[str, Any]:
 
 
 def _use_rms_prop(value: Any, entry: Entry) -> dict[str, Any]:
-    if value is False:
-        return {}
-    raise Refused("rlkit's A2C steps with Adam (SB3's use_rms_prop: false): drop the key")
+    """SB3's A2C steps with RMSprop unless told otherwise; rlkit's A2C has both (its ``optimizer``)."""
+    if not isinstance(value, bool):
+        raise Refused("must be true (RMSprop) or false (Adam)")
+    return {"optimizer": "rmsprop" if value else "adam"}
+
+
+def _rms_prop_eps(value: Any, entry: Entry) -> dict[str, Any]:
+    return {"rmsprop_eps": _number(value, "a number (RMSprop's epsilon)")}
 
 
 def _off(what: str) -> Callable[[Any, Entry], dict[str, Any]]:
@@ -507,6 +511,7 @@ KEYS: dict[str, Key] = {
     "clip_range": Key(frozenset({"PPO"}), _clip_range),
     "clip_range_vf": Key(frozenset({"PPO"}), _clip_range_vf),
     "use_rms_prop": Key(frozenset({"A2C"}), _use_rms_prop),
+    "rms_prop_eps": Key(frozenset({"A2C"}), _rms_prop_eps),
     "use_sde": Key(ON_POLICY | OFF_POLICY, _use_sde),
     "sde_sample_freq": Key(ON_POLICY | OFF_POLICY, _sde_sample_freq),
     "normalize": Key(ANY, _normalize),

@@ -26,7 +26,58 @@ from collections.abc import Iterable
 import torch
 
 
-class FusedAdam:
+class OneGroupOptimizer:
+    """What rlkit uses of ``torch.optim.Optimizer``, in its format, for one parameter group: ``zero_grad``,
+    ``state_dict`` and ``load_state_dict``. A subclass sets ``param_groups`` and writes ``step`` and
+    ``new_state`` (one parameter's zero state, as torch.optim makes it)."""
+
+    def __init__(self, params: Iterable[torch.nn.Parameter]) -> None:
+        self.params = list(params)
+        if not self.params:
+            raise ValueError(f"{type(self).__name__} got an empty parameter list")
+        self.param_groups: list[dict] = []
+        #: parameter -> its state (a step count and the running averages), made at its first step
+        self.state: dict[torch.Tensor, dict[str, torch.Tensor]] = {}
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for param in self.params:
+            if set_to_none:
+                param.grad = None
+            elif param.grad is not None:
+                param.grad.zero_()
+
+    def new_state(self, param: torch.Tensor) -> dict[str, torch.Tensor]:
+        raise NotImplementedError
+
+    def state_dict(self) -> dict:
+        """``torch.optim.Optimizer.state_dict``'s layout: state by parameter index."""
+        index = {param: i for i, param in enumerate(self.params)}
+        group = {k: v for k, v in self.param_groups[0].items() if k != "params"}
+        return {
+            "state": {index[p]: dict(s) for p, s in self.state.items()},
+            "param_groups": [{**group, "params": list(range(len(self.params)))}],
+        }
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore what :meth:`state_dict` (or the torch.optim optimizer's) saved for the same
+        parameters."""
+        groups = state_dict["param_groups"]
+        if len(groups) != 1 or len(groups[0]["params"]) != len(self.params):
+            raise ValueError(
+                f"expected one parameter group of {len(self.params)} parameters, "
+                f"got {[len(g['params']) for g in groups]}"
+            )
+        self.param_groups[0]["lr"] = groups[0]["lr"]
+        self.state = {}
+        for i, saved in state_dict["state"].items():
+            param = self.params[int(i)]
+            state = self.new_state(param)
+            with torch.no_grad():
+                for key in state:
+                    state[key].copy_(torch.as_tensor(saved[key]))
+
+
+class FusedAdam(OneGroupOptimizer):
     """Adam (Kingma & Ba 2015) with torch's formula: no weight decay, no amsgrad."""
 
     def __init__(
@@ -36,23 +87,12 @@ class FusedAdam:
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
     ) -> None:
-        self.params = list(params)
-        if not self.params:
-            raise ValueError("FusedAdam got an empty parameter list")
+        super().__init__(params)
         if not lr > 0 or not eps > 0 or not all(0 <= beta < 1 for beta in betas):
             raise ValueError(
                 f"FusedAdam expects lr > 0, eps > 0 and betas in [0, 1), got lr={lr}, eps={eps}, betas={betas}"
             )
         self.param_groups = [{"params": self.params, "lr": lr, "betas": tuple(betas), "eps": eps}]
-        #: parameter -> {"step", "exp_avg", "exp_avg_sq"}, made at its first step
-        self.state: dict[torch.Tensor, dict[str, torch.Tensor]] = {}
-
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        for param in self.params:
-            if set_to_none:
-                param.grad = None
-            elif param.grad is not None:
-                param.grad.zero_()
 
     def step(self) -> None:
         """One Adam step for every parameter that has a gradient."""
@@ -91,30 +131,3 @@ class FusedAdam:
         }
         self.state[param] = state
         return state
-
-    def state_dict(self) -> dict:
-        """``torch.optim.Optimizer.state_dict``'s layout: state by parameter index."""
-        index = {param: i for i, param in enumerate(self.params)}
-        group = {k: v for k, v in self.param_groups[0].items() if k != "params"}
-        return {
-            "state": {index[p]: dict(s) for p, s in self.state.items()},
-            "param_groups": [{**group, "params": list(range(len(self.params)))}],
-        }
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        """Restore what :meth:`state_dict` (or torch.optim.Adam's) saved for the same
-        parameters."""
-        groups = state_dict["param_groups"]
-        if len(groups) != 1 or len(groups[0]["params"]) != len(self.params):
-            raise ValueError(
-                f"expected one parameter group of {len(self.params)} parameters, "
-                f"got {[len(g['params']) for g in groups]}"
-            )
-        self.param_groups[0]["lr"] = groups[0]["lr"]
-        self.state = {}
-        for i, saved in state_dict["state"].items():
-            param = self.params[int(i)]
-            state = self.new_state(param)
-            with torch.no_grad():
-                for key in state:
-                    state[key].copy_(torch.as_tensor(saved[key]))

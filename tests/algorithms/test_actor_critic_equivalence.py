@@ -34,9 +34,13 @@ CASES = [
     # gSDE: a state-dependent std from the actor's last hidden layer and a log std matrix
     ("ppo", False, {"use_sde": True, "ent_coef": 0.01, "log_std_init": -0.5}),
     ("a2c", False, {"use_sde": True, "ent_coef": 0.01}),
+    # RMSprop: its first steps are up to 10x the step size, and its epsilon sits outside the root in both twins
+    ("a2c", True, {"optimizer": "rmsprop"}),
+    ("a2c", False, {"optimizer": "rmsprop", "ent_coef": 0.01}),
 ]
 IDS = ["ppo-categorical", "ppo-gaussian", "ppo-valueclip-entropy", "ppo-gaussian-tightclip", "a2c-categorical",
-       "a2c-gaussian-entropy", "a2c-adam-eps", "ppo-gsde-entropy", "a2c-gsde-entropy"]  # fmt: skip
+       "a2c-gaussian-entropy", "a2c-adam-eps", "ppo-gsde-entropy", "a2c-gsde-entropy", "a2c-rmsprop-categorical",
+       "a2c-rmsprop-gaussian-entropy"]  # fmt: skip
 
 
 def twins(algo: str, discrete: bool, **overrides):

@@ -27,7 +27,7 @@ ZOO = Path(__file__).resolve().parents[1] / "zoo"
 FILES = {"ppo": "ppo", "a2c": "a2c", "dqn": "dqn", "rainbow": "dqn", "ddpg": "ddpg", "td3": "td3", "sac": "sac"}
 #: The keys refused in each zoo entry rlkit cannot run as written; every other entry loads.
 REFUSED = {
-    ("a2c", "Pendulum-v1"): {"use_rms_prop", "policy_kwargs"},
+    ("a2c", "Pendulum-v1"): {"policy_kwargs"},
     ("dqn", "Acrobot-v1"): {"target_update_interval"},
     ("rainbow", "Acrobot-v1"): {"target_update_interval"},
 }
@@ -107,7 +107,7 @@ def test_dqn_td3_ddpg_and_sac_entries_translate_key_by_key():
 def test_the_command_line_refuses_a_zoo_entry_before_training(capsys):
     assert main(["train", "a2c", "--config", str(ZOO / "a2c.yml"), "--env", "Pendulum-v1", "--quiet"]) == 2
     error = capsys.readouterr().err
-    assert "use_rms_prop: True — rlkit's A2C steps with Adam (SB3's use_rms_prop: false): drop the key" in error
+    assert "policy_kwargs: " in error and "use_rms_prop" not in error
 
 
 def test_ppo_on_pendulum_from_the_zoo_explores_with_gsde():
@@ -193,9 +193,12 @@ def test_rollout_keys_of_the_actor_critics():
     assert zoo("ppo", n_epochs=4, gae_lambda=0.9, ent_coef=0.01, vf_coef=0.4, max_grad_norm=0.8, target_kl=0.02) == {
         "epochs": 4, "gae_lambda": 0.9, "ent_coef": 0.01, "vf_coef": 0.4, "max_grad_norm": 0.8, "target_kl": 0.02,
     }  # fmt: skip
-    assert zoo("a2c", normalize_advantage=True, use_rms_prop=False) == {"normalize_advantages": True}
+    adam = {"normalize_advantages": True, "optimizer": "adam"}
+    assert zoo("a2c", normalize_advantage=True, use_rms_prop=False) == adam
+    assert zoo("a2c", use_rms_prop=True, rms_prop_eps=1e-5) == {"optimizer": "rmsprop", "rmsprop_eps": 1e-5}
     assert "n_epochs: 4 — not a hyperparameter of SB3's A2C" in refusal("a2c", n_epochs=4)
-    assert "rlkit's A2C steps with Adam" in refusal("a2c", use_rms_prop=True)
+    assert "use_rms_prop: 1 — must be true (RMSprop) or false (Adam)" in refusal("a2c", use_rms_prop=1)
+    assert "rms_prop_eps" in refusal("ppo", rms_prop_eps=1e-5)
 
 
 def test_normalize_as_a_switch_or_as_vecnormalizes_arguments():

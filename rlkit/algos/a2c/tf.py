@@ -26,6 +26,7 @@ from rlkit.algos.actor_critic.config import (
     actor_critic_contract,
 )
 from rlkit.algos.keras_adam import TorchAdam
+from rlkit.algos.keras_rmsprop import TorchRMSprop
 from rlkit.encoders import ImageSpec
 from rlkit.hardware import configure_tensorflow, on_learner_device, tensorflow_device
 from rlkit.learner_state import TrainingState
@@ -66,12 +67,20 @@ class Learner(TrainingState):
         )
         self.actor, self.critic = self.model.actor, self.model.critic
         self.log_std = self.model.log_std
-        # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
-        # uses torch's formula. For fp16 Keras wraps it in its loss scaling, where
-        # torch keeps a GradScaler beside it (rlkit/precision.py)
+        # differs: Keras' own Adam and RMSprop place epsilon differently from
+        # torch's; TorchAdam and TorchRMSprop use torch's formulas. For fp16 Keras
+        # wraps them in its loss scaling, where torch keeps a GradScaler beside
+        # (rlkit/precision.py)
+        lr = config.learning_rate
         self.optimizer = parts.loss_scaler(
             config.precision,
-            TorchAdam(learning_rate=config.learning_rate, epsilon=config.adam_eps),
+            TorchAdam(learning_rate=lr, epsilon=config.adam_eps)
+            if config.optimizer == "adam"
+            else TorchRMSprop(
+                learning_rate=lr,
+                rho=config.rmsprop_alpha,
+                epsilon=config.rmsprop_eps,
+            ),
         )
         self.optimizer.build(nets.parameters(self.model))
         # differs: torch runs eagerly; TF traces the whole update (every epoch and
