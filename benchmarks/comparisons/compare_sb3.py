@@ -195,8 +195,11 @@ def _zoo_value(value):
     return value
 
 
-def run_sb3(algo: str, env_id: str, seed: int, eval_every: int, max_steps: int | None) -> tuple[Curve, int]:
-    """SB3 with the zoo's settings for ``(algo, env_id)``, the zoo's budget (or ``max_steps`` when smaller)."""
+def run_sb3(
+    algo: str, env_id: str, seed: int, eval_every: int, max_steps: int | None, overrides: dict | None = None
+) -> tuple[Curve, int]:
+    """SB3 with the zoo's settings for ``(algo, env_id)`` (``overrides`` replace some: a probe's), the zoo's
+    budget (or ``max_steps`` when smaller)."""
     import stable_baselines3
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.env_util import make_vec_env
@@ -204,7 +207,7 @@ def run_sb3(algo: str, env_id: str, seed: int, eval_every: int, max_steps: int |
     from stable_baselines3.common.vec_env import VecNormalize
 
     curve = Curve(env_id, seed, eval_every)
-    settings = dict(ZOO[(algo, env_id)])
+    settings = dict(ZOO[(algo, env_id)]) | (overrides or {})
     budget, n_envs = settings.pop("n_timesteps"), settings.pop("n_envs", 1)
     if max_steps is not None:
         budget = min(budget, max_steps)
