@@ -240,6 +240,9 @@ UNCHANGED_BY: dict[str, str] = {
     "beaa6e1": "a comment in rlkit/algos/ppo/agent.py names the budget's margin with minibatches of 64; no code "
     "changed",
     "91b9f54": "the docstring of compare_sb3.steps_table; no code changed",
+    "ee959ae": "A2C's optimizer option, Adam the default (FusedAdam's methods moved into a base class, its step "
+    "unchanged: test_torch_adam's bit-for-bit test passes); the zoo importer's use_rms_prop: no measured run changed",
+    "e0c6b29": "compare_sb3.run_sb3 takes a probe's overrides; None gives every committed run its settings as before",
     "fa10f83": "EnvRunner drops the replay record of an episode past 100,000 steps: every measured task ends its "
     "episodes sooner (time limits of 200-1,000 steps; the ALE's 27,000), so no run's steps changed",
 }
