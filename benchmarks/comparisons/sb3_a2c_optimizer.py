@@ -8,7 +8,7 @@ optimiser changed, and records the first evaluation that solved (475 over 10 epi
 ``compare_sb3.py``'s schedule and episode seeds):
 
 * ``rmsprop``: SB3's own (its default, the zoo's setting);
-* ``adam``: ``use_rms_prop=False``, SB3's Adam (betas 0.9 and 0.999, epsilon 1e-8);
+* ``adam``: ``use_rms_prop=False``, SB3's Adam (betas 0.9 and 0.999, and the epsilon SB3 gives it, 1e-5);
 * ``adam_no_momentum``: Adam with no average of gradients (beta 1 = 0) and RMSprop's 0.99 and 1e-5: RMSprop
   with its start corrected, the one difference left.
 
