@@ -35,6 +35,10 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
     "compare_sb3.json": (*LIBRARY, "benchmarks/comparisons/compare_sb3.py"),
     # seeds 5-9 of the on-policy pairs, by the same script (issue 33's steps to solve over ten seeds)
     "compare_sb3_seeds_5_9.json": (*LIBRARY, "benchmarks/comparisons/compare_sb3.py"),
+    # SB3's A2C with three optimisers (no rlkit learner): the script, the SB3 runner and evaluation it calls
+    "sb3_a2c_optimizer.json": (
+        "benchmarks/comparisons/sb3_a2c_optimizer.py", "benchmarks/comparisons/compare_sb3.py", "rlkit/evaluate.py"
+    ),
     # the library, and the script that plays each final agent
     "endings.json": (*LIBRARY, "benchmarks/learning/endings.py"),
     # the library, and claim C13's sweep of epsilon schedules (chapter 11)
@@ -240,11 +244,12 @@ UNCHANGED_BY: dict[str, str] = {
     "beaa6e1": "a comment in rlkit/algos/ppo/agent.py names the budget's margin with minibatches of 64; no code "
     "changed",
     "91b9f54": "the docstring of compare_sb3.steps_table; no code changed",
+    "fa10f83": "EnvRunner drops the replay record of an episode past 100,000 steps: every measured task ends its "
+    "episodes sooner (time limits of 200-1,000 steps; the ALE's 27,000), so no run's steps changed",
     "ee959ae": "A2C's optimizer option, Adam the default (FusedAdam's methods moved into a base class, its step "
     "unchanged: test_torch_adam's bit-for-bit test passes); the zoo importer's use_rms_prop: no measured run changed",
     "e0c6b29": "compare_sb3.run_sb3 takes a probe's overrides; None gives every committed run its settings as before",
-    "fa10f83": "EnvRunner drops the replay record of an episode past 100,000 steps: every measured task ends its "
-    "episodes sooner (time limits of 200-1,000 steps; the ALE's 27,000), so no run's steps changed",
+    "9e08cb3": "the docstring of sb3_a2c_optimizer.py names SB3's Adam epsilon; no code changed",
 }
 
 
