@@ -10,7 +10,11 @@ import json
 #: (the adding commit's ``UNCHANGED_BY`` entry in test_freshness.py says how that was checked): a run recorded
 #: before the field existed ran as one with it at that value. 9972ceb: gSDE, off. DDPG and TD3 ending on
 #: their online actor (``final_actor``, tests/algorithms/test_final_actor.py: the runs agree up to their end).
-ADDED_SETTINGS = {"use_sde": False, "sde_sample_freq": -1, "final_actor": "online"}
+#: ee959ae: A2C's optimiser, Adam (RMSprop's two settings unused with it).
+ADDED_SETTINGS = {
+    "use_sde": False, "sde_sample_freq": -1, "final_actor": "online",
+    "optimizer": "adam", "rmsprop_alpha": 0.99, "rmsprop_eps": 1e-5,
+}  # fmt: skip
 
 
 def assert_measured_on_todays_defaults(runs: list[dict], file_name: str) -> None:
