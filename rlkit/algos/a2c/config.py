@@ -54,18 +54,3 @@ class A2CConfig(ActorCriticConfig):
     #: Annealed with the class's rollouts, 4 of 10 TF runs still ended below 475 on CartPole (seeds 100-109).
     anneal_lr: bool = False
     normalize_advantages: bool = False
-    #: The optimiser: "adam", or "rmsprop" (Mnih et al. 2016's, and Stable-Baselines3's for A2C). RMSprop's
-    #: average of squared gradients starts at zero and is not corrected for it, so its first updates are up to
-    #: ten times the step size (``rlkit/algos/torch_rmsprop.py``); Adam corrects that start away.
-    optimizer: str = "adam"
-    #: RMSprop's decay of its average of squared gradients, and the epsilon added to its root (SB3's values).
-    rmsprop_alpha: float = 0.99
-    rmsprop_eps: float = 1e-5
-
-    def checks(self) -> list[tuple[bool, str, str]]:
-        return [
-            *super().checks(),
-            (self.optimizer in ("adam", "rmsprop"), "optimizer", "'adam' or 'rmsprop'"),
-            (0 <= self.rmsprop_alpha < 1, "rmsprop_alpha", "in [0, 1)"),
-            (self.rmsprop_eps > 0, "rmsprop_eps", "> 0"),
-        ]

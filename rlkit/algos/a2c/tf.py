@@ -1,7 +1,7 @@
-"""A2C's learner in TensorFlow 2 / Keras 3: the whole update on one rollout, an Adam
-step on the policy-gradient loss, the value loss and the entropy bonus. A2C's
-defaults take one step on the whole rollout; ``epochs``, ``num_minibatches`` and
-``target_kl`` make it run more, on shuffled minibatches, as PPO does.
+"""A2C's learner in TensorFlow 2 / Keras 3: the whole update on one rollout, an
+optimizer step on the policy-gradient loss, the value loss and the entropy bonus.
+A2C's defaults take one step on the whole rollout; ``epochs``, ``num_minibatches``
+and ``target_kl`` make it run more, on shuffled minibatches, as PPO does.
 
 Mirrors ``torch.py`` line by line. The networks, the policy's distribution and the
 weights' layout are shared with PPO (``rlkit/algos/actor_critic/tf.py``).
@@ -34,7 +34,7 @@ from rlkit.learner_state import TrainingState
 
 @on_learner_device  # differs: built and run in tf.device; torch moves tensors
 class Learner(TrainingState):
-    """A2C's networks, their Adam optimizer and the update on each rollout:
+    """A2C's networks, their optimizer and the update on each rollout:
     ``update`` reads the rollout into one :class:`Batch`, ``train_update`` runs the
     epochs of minibatches, ``train_minibatch`` takes one step on the ``loss``."""
 
@@ -140,8 +140,8 @@ class Learner(TrainingState):
     # loop or branch on a tensor there); the loops above are all it has to convert
     @tf.autograph.experimental.do_not_convert
     def train_minibatch(self, batch: Batch, clip_range):
-        """One clipped Adam step on the minibatch's loss; returns the loss terms as a
-        tuple."""
+        """One clipped optimizer step on the minibatch's loss; returns the loss terms
+        as a tuple."""
         with tf.GradientTape() as tape:
             loss, metrics = self.loss(batch, clip_range)
             # fp16: the loss scaled up before its gradients (rlkit/precision.py)

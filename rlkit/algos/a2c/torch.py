@@ -1,6 +1,6 @@
-"""A2C's learner in PyTorch: the whole update on one rollout, an Adam step on the
-policy-gradient loss, the value loss and the entropy bonus. A2C's defaults take one
-step on the whole rollout; ``epochs``, ``num_minibatches`` and ``target_kl`` make
+"""A2C's learner in PyTorch: the whole update on one rollout, an optimizer step on
+the policy-gradient loss, the value loss and the entropy bonus. A2C's defaults take
+one step on the whole rollout; ``epochs``, ``num_minibatches`` and ``target_kl`` make
 it run more, on shuffled minibatches, as PPO does.
 
 ``tf.py`` mirrors this file line by line. The networks, the policy's distribution
@@ -33,7 +33,7 @@ from rlkit.learner_state import TrainingState
 
 
 class Learner(TrainingState):
-    """A2C's networks, their Adam optimizer and the update on each rollout:
+    """A2C's networks, their optimizer and the update on each rollout:
     ``update`` reads the rollout into one :class:`Batch`, ``train_update`` runs the
     epochs of minibatches, ``train_minibatch`` takes one step on the ``loss``."""
 
@@ -125,8 +125,8 @@ class Learner(TrainingState):
         return torch.cat([totals / epochs, epochs[None]])
 
     def train_minibatch(self, batch: Batch, clip_range):
-        """One clipped Adam step on the minibatch's loss; returns the loss terms as a
-        tuple."""
+        """One clipped optimizer step on the minibatch's loss; returns the loss terms
+        as a tuple."""
         loss, metrics = self.loss(batch, clip_range)
         self.optimizer.zero_grad(set_to_none=True)
         # fp16: the loss scaled up before its gradients (rlkit/precision.py)

@@ -31,11 +31,18 @@ class ActorCriticConfig(AlgorithmConfig):
     #: and "minatar" (Young & Tian 2019) for small grids. Flat observations ignore it; an MLP reads an image
     #: flattened in the environment (wrappers=[FlattenObservation]).
     encoder: str = "auto"
-    #: Adam step size, annealed linearly to 0 over training when ``anneal_lr``.
+    #: The optimiser: "adam", or "rmsprop" (Mnih et al. 2016's for A2C, and Stable-Baselines3's). RMSprop's
+    #: average of squared gradients starts at zero and is not corrected for it, so its first updates are up to
+    #: ten times the step size (``rlkit/algos/torch_rmsprop.py``); Adam corrects that start away.
+    optimizer: str = "adam"
+    #: The optimiser's step size, annealed linearly to 0 over training when ``anneal_lr``.
     learning_rate: float = 3e-4
     anneal_lr: bool = True
     #: Adam's epsilon, added to the root of the second-moment estimate in each weight's step.
     adam_eps: float = 1e-8
+    #: RMSprop's decay of its average of squared gradients, and the epsilon added to its root (SB3's values).
+    rmsprop_alpha: float = 0.99
+    rmsprop_eps: float = 1e-5
     #: Parallel environments and steps per environment in one rollout.
     num_envs: int = 8
     num_steps: int = 128
@@ -90,7 +97,10 @@ class ActorCriticConfig(AlgorithmConfig):
         return [
             (len(self.hidden_sizes) > 0 and all(h > 0 for h in self.hidden_sizes), "hidden_sizes", HIDDEN_SIZES_RULE),
             (self.learning_rate > 0, "learning_rate", "> 0"),
+            (self.optimizer in ("adam", "rmsprop"), "optimizer", "'adam' or 'rmsprop'"),
             (self.adam_eps > 0, "adam_eps", "> 0"),
+            (0 <= self.rmsprop_alpha < 1, "rmsprop_alpha", "in [0, 1)"),
+            (self.rmsprop_eps > 0, "rmsprop_eps", "> 0"),
             (self.num_envs > 0, "num_envs", "> 0"),
             (self.num_steps > 0, "num_steps", "> 0"),
             (0 <= self.gamma <= 1, "gamma", "in [0, 1]"),

@@ -1,6 +1,6 @@
 """PPO's learner in TensorFlow 2 / Keras 3: the whole update on one rollout, epochs
-of shuffled minibatches, each an Adam step on the clipped surrogate, the value loss
-and the entropy bonus.
+of shuffled minibatches, each an optimizer step on the clipped surrogate, the value
+loss and the entropy bonus.
 
 Mirrors ``torch.py`` line by line. The networks, the policy's distribution and the
 weights' layout are shared with A2C (``rlkit/algos/actor_critic/tf.py``).
@@ -25,6 +25,7 @@ from rlkit.algos.actor_critic.config import (
     actor_critic_contract,
 )
 from rlkit.algos.keras_adam import TorchAdam
+from rlkit.algos.keras_rmsprop import TorchRMSprop
 from rlkit.encoders import ImageSpec
 from rlkit.hardware import configure_tensorflow, on_learner_device, tensorflow_device
 from rlkit.learner_state import TrainingState
@@ -32,7 +33,7 @@ from rlkit.learner_state import TrainingState
 
 @on_learner_device  # differs: built and run in tf.device; torch moves tensors
 class Learner(TrainingState):
-    """PPO's networks, their Adam optimizer and the update on each rollout:
+    """PPO's networks, their optimizer and the update on each rollout:
     ``update`` reads the rollout into one :class:`Batch`, ``train_update`` runs the
     epochs of minibatches, ``train_minibatch`` takes one step on the ``loss``."""
 
@@ -65,12 +66,20 @@ class Learner(TrainingState):
         )
         self.actor, self.critic = self.model.actor, self.model.critic
         self.log_std = self.model.log_std
-        # differs: Keras' own Adam places epsilon differently from torch's; TorchAdam
-        # uses torch's formula. For fp16 Keras wraps it in its loss scaling, where
-        # torch keeps a GradScaler beside it (rlkit/precision.py)
+        # differs: Keras' own Adam and RMSprop place epsilon differently from
+        # torch's; TorchAdam and TorchRMSprop use torch's formulas. For fp16 Keras
+        # wraps them in its loss scaling, where torch keeps a GradScaler beside
+        # (rlkit/precision.py)
+        lr = config.learning_rate
         self.optimizer = parts.loss_scaler(
             config.precision,
-            TorchAdam(learning_rate=config.learning_rate, epsilon=config.adam_eps),
+            TorchAdam(learning_rate=lr, epsilon=config.adam_eps)
+            if config.optimizer == "adam"
+            else TorchRMSprop(
+                learning_rate=lr,
+                rho=config.rmsprop_alpha,
+                epsilon=config.rmsprop_eps,
+            ),
         )
         self.optimizer.build(nets.parameters(self.model))
         # differs: torch runs eagerly; TF traces the whole update (every epoch and
@@ -130,8 +139,8 @@ class Learner(TrainingState):
     # loop or branch on a tensor there); the loops above are all it has to convert
     @tf.autograph.experimental.do_not_convert
     def train_minibatch(self, batch: Batch, clip_range):
-        """One clipped Adam step on the minibatch's loss; returns the loss terms as a
-        tuple."""
+        """One clipped optimizer step on the minibatch's loss; returns the loss terms
+        as a tuple."""
         with tf.GradientTape() as tape:
             loss, metrics = self.loss(batch, clip_range)
             # fp16: the loss scaled up before its gradients (rlkit/precision.py)

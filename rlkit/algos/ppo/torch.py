@@ -1,5 +1,5 @@
 """PPO's learner in PyTorch: the whole update on one rollout, epochs of shuffled
-minibatches, each an Adam step on the clipped surrogate, the value loss and the
+minibatches, each an optimizer step on the clipped surrogate, the value loss and the
 entropy bonus.
 
 ``tf.py`` mirrors this file line by line. The networks, the policy's distribution
@@ -25,13 +25,14 @@ from rlkit.algos.actor_critic.config import (
 )
 from rlkit.algos.torch_adam import FusedAdam
 from rlkit.algos.torch_clip import clip_by_global_norm_
+from rlkit.algos.torch_rmsprop import ForeachRMSprop
 from rlkit.encoders import ImageSpec
 from rlkit.hardware import configure_torch, resolve_device
 from rlkit.learner_state import TrainingState
 
 
 class Learner(TrainingState):
-    """PPO's networks, their Adam optimizer and the update on each rollout:
+    """PPO's networks, their optimizer and the update on each rollout:
     ``update`` reads the rollout into one :class:`Batch`, ``train_update`` runs the
     epochs of minibatches, ``train_minibatch`` takes one step on the ``loss``."""
 
@@ -65,11 +66,16 @@ class Learner(TrainingState):
         )
         self.actor, self.critic = self.model.actor, self.model.critic
         self.log_std = self.model.log_std
-        # differs: Keras' own Adam places epsilon differently; tf.py uses TorchAdam,
-        # this formula (keras_adam.py), here torch.optim's fused kernel without
-        # torch.optim's wrappers (torch_adam.py: no torch._dynamo import)
-        self.optimizer = FusedAdam(
-            nets.parameters(self.model), lr=config.learning_rate, eps=config.adam_eps
+        # differs: Keras' own Adam and RMSprop place epsilon differently; tf.py uses
+        # torch's formulas (keras_adam.py, keras_rmsprop.py), here torch.optim's
+        # kernels without torch.optim's wrappers (torch_adam.py: no torch._dynamo)
+        params, lr = nets.parameters(self.model), config.learning_rate
+        self.optimizer = (
+            FusedAdam(params, lr=lr, eps=config.adam_eps)
+            if config.optimizer == "adam"
+            else ForeachRMSprop(
+                params, lr=lr, alpha=config.rmsprop_alpha, eps=config.rmsprop_eps
+            )
         )
         # fp16's dynamic loss scaling; a pass-through at fp32 and bf16
         # (rlkit/precision.py)
@@ -118,8 +124,8 @@ class Learner(TrainingState):
         return torch.cat([totals / epochs, epochs[None]])
 
     def train_minibatch(self, batch: Batch, clip_range):
-        """One clipped Adam step on the minibatch's loss; returns the loss terms as a
-        tuple."""
+        """One clipped optimizer step on the minibatch's loss; returns the loss terms
+        as a tuple."""
         loss, metrics = self.loss(batch, clip_range)
         self.optimizer.zero_grad(set_to_none=True)
         # fp16: the loss scaled up before its gradients (rlkit/precision.py)
