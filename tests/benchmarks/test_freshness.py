@@ -250,6 +250,11 @@ UNCHANGED_BY: dict[str, str] = {
     "unchanged: test_torch_adam's bit-for-bit test passes); the zoo importer's use_rms_prop: no measured run changed",
     "e0c6b29": "compare_sb3.run_sb3 takes a probe's overrides; None gives every committed run its settings as before",
     "9e08cb3": "the docstring of sb3_a2c_optimizer.py names SB3's Adam epsilon; no code changed",
+    "0a57df3": "A2C's CartPole default (RMSprop at 1e-3): the runs it changes, endings.json's and compare_sb3.json's "
+    "and compare_sb3_seeds_5_9.json's A2C CartPole rlkit runs, were re-measured at it (endings' 20 equal to the pass "
+    "that chose it); no other file trains A2C on CartPole at its defaults (loss_reduction pins the class's)",
+    "a9703b5": "the optimizer fields move to ActorCriticConfig and PPO's twins build the optimizer as A2C's (Adam "
+    "by default): tools/weights_fingerprint.py gave the same 34 fingerprints at 0a57df3 and a9703b5",
 }
 
 
