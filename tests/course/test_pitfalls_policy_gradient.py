@@ -124,3 +124,20 @@ def test_summed_loss_explodes_under_sgd_and_not_under_adam():
     assert adam_sum["clipped_fraction"] > 0.99 and adam_mean["clipped_fraction"] > 0.99
     with pytest.raises(ValueError, match="reduction"):
         train_reduction("total", "sgd", clip=False, seed=0)
+
+
+def test_rmsprop_starts_ten_times_the_step_size_and_keras_own_never_does():
+    """Chapter 21's figure: torch's RMSprop and rlkit's Keras twin follow the uncorrected formula, Adam takes
+    the step size, and Keras' own RMSprop (epsilon under the root) a third of it throughout."""
+    pytest.importorskip("tensorflow")
+    pytest.importorskip("torch")
+    from course.pitfalls.rmsprop_start import OPTIMIZERS, rmsprop_formula, step_sizes
+
+    steps = step_sizes(updates=200)
+    assert list(steps) == list(OPTIMIZERS)
+    formula = rmsprop_formula(200)
+    assert formula[0] == pytest.approx(1e-3 / (0.1 * 1e-3 + 1e-5)) and formula[-1] < 1.2
+    np.testing.assert_allclose(steps["torch RMSprop (SB3's)"], formula, rtol=1e-9)
+    np.testing.assert_allclose(steps["rlkit's TorchRMSprop (Keras)"], formula, rtol=1e-6)
+    np.testing.assert_allclose(steps["torch Adam"], 1e-3 / (1e-3 + 1e-5), rtol=1e-6)
+    assert 0.29 < steps["Keras RMSprop"].min() <= steps["Keras RMSprop"].max() < 0.33
