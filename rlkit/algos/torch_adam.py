@@ -49,6 +49,11 @@ class OneGroupOptimizer:
     def new_state(self, param: torch.Tensor) -> dict[str, torch.Tensor]:
         raise NotImplementedError
 
+    def with_gradients(self) -> tuple[list[torch.Tensor], list[dict[str, torch.Tensor]]]:
+        """The parameters that have a gradient, and their states (a parameter's made at its first step)."""
+        params = [param for param in self.params if param.grad is not None]
+        return params, [self.state.get(param) or self.new_state(param) for param in params]
+
     def state_dict(self) -> dict:
         """``torch.optim.Optimizer.state_dict``'s layout: state by parameter index."""
         index = {param: i for i, param in enumerate(self.params)}
@@ -97,10 +102,9 @@ class FusedAdam(OneGroupOptimizer):
     def step(self) -> None:
         """One Adam step for every parameter that has a gradient."""
         group = self.param_groups[0]
-        params = [param for param in self.params if param.grad is not None]
+        params, states = self.with_gradients()
         if not params:
             return
-        states = [self.state.get(param) or self.new_state(param) for param in params]
         steps = [state["step"] for state in states]
         beta1, beta2 = group["betas"]
         with torch.no_grad():

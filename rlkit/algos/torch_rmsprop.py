@@ -35,10 +35,9 @@ class ForeachRMSprop(OneGroupOptimizer):
     def step(self) -> None:
         """One RMSprop step for every parameter that has a gradient."""
         group = self.param_groups[0]
-        params = [param for param in self.params if param.grad is not None]
+        params, states = self.with_gradients()
         if not params:
             return
-        states = [self.state.get(param) or self.new_state(param) for param in params]
         grads = [param.grad for param in params]
         square_avgs = [state["square_avg"] for state in states]
         with torch.no_grad():

@@ -126,6 +126,19 @@ def test_a_replay_that_ends_elsewhere_is_refused_by_name():
         restored.restore(state, vector_env_state(original.envs))
 
 
+def assert_exact_after_the_episodes_in_progress(restored: EnvRunner, rng: np.random.Generator) -> None:
+    """Once every episode in progress at a restore has ended (LunarLander's end within 1,000 steps), the runner's
+    records are whole again: a second restore from its state steps on exactly as it does."""
+    from rlkit.envs import vector_env_state
+
+    for actions in random_actions(restored.envs, rng, 1_000):
+        restored.step(actions)
+    again = EnvRunner(make_vec_env("LunarLander-v3", 2, seed=5, training=True), seed=5)
+    again.restore(restored.state_dict(), vector_env_state(restored.envs))
+    for actions in random_actions(restored.envs, rng, 20):
+        np.testing.assert_array_equal(restored.step(actions).next_obs, again.step(actions).next_obs)
+
+
 def test_a_state_saved_before_episodes_were_recorded_goes_on_with_a_warning_then_exactly():
     """A checkpoint written before the runner kept its records cannot replay the episodes in progress: the
     restore says so, and from the next episode on the records (and a later restore) are exact again."""
@@ -138,12 +151,7 @@ def test_a_state_saved_before_episodes_were_recorded_goes_on_with_a_warning_then
     restored = EnvRunner(make_vec_env("LunarLander-v3", 2, seed=5, training=True), seed=5)
     with pytest.warns(UserWarning, match="saved without the record to play it again"):
         restored.restore(state, vector_env_state(original.envs))
-    for actions in random_actions(restored.envs, rng, 1_000):  # every episode in progress ends within 1,000
-        restored.step(actions)
-    again = EnvRunner(make_vec_env("LunarLander-v3", 2, seed=5, training=True), seed=5)
-    again.restore(restored.state_dict(), vector_env_state(restored.envs))
-    for actions in random_actions(restored.envs, rng, 20):
-        np.testing.assert_array_equal(restored.step(actions).next_obs, again.step(actions).next_obs)
+    assert_exact_after_the_episodes_in_progress(restored, rng)
 
 
 def test_an_episode_longer_than_the_record_is_dropped_and_a_resume_says_so():
@@ -163,9 +171,4 @@ def test_an_episode_longer_than_the_record_is_dropped_and_a_resume_says_so():
     with pytest.warns(UserWarning, match="had run more than 30 steps, past the record rlkit keeps"):
         restored.restore(state, vector_env_state(original.envs))
     restored.max_recorded_actions = 1_000  # LunarLander's time limit: every episode from here on is kept whole
-    for actions in random_actions(restored.envs, rng, 1_000):  # every episode in progress ends within 1,000
-        restored.step(actions)
-    again = EnvRunner(make_vec_env("LunarLander-v3", 2, seed=5, training=True), seed=5)
-    again.restore(restored.state_dict(), vector_env_state(restored.envs))
-    for actions in random_actions(restored.envs, rng, 20):
-        np.testing.assert_array_equal(restored.step(actions).next_obs, again.step(actions).next_obs)
+    assert_exact_after_the_episodes_in_progress(restored, rng)

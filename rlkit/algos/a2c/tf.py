@@ -25,8 +25,6 @@ from rlkit.algos.actor_critic.config import (
     Batch,
     actor_critic_contract,
 )
-from rlkit.algos.keras_adam import TorchAdam
-from rlkit.algos.keras_rmsprop import TorchRMSprop
 from rlkit.encoders import ImageSpec
 from rlkit.hardware import configure_tensorflow, on_learner_device, tensorflow_device
 from rlkit.learner_state import TrainingState
@@ -67,20 +65,10 @@ class Learner(TrainingState):
         )
         self.actor, self.critic = self.model.actor, self.model.critic
         self.log_std = self.model.log_std
-        # differs: Keras' own Adam and RMSprop place epsilon differently from
-        # torch's; TorchAdam and TorchRMSprop use torch's formulas. For fp16 Keras
-        # wraps them in its loss scaling, where torch keeps a GradScaler beside
-        # (rlkit/precision.py)
-        lr = config.learning_rate
+        # differs: for fp16 Keras wraps the optimizer in its loss scaling, where
+        # torch keeps a GradScaler beside it (rlkit/precision.py)
         self.optimizer = parts.loss_scaler(
-            config.precision,
-            TorchAdam(learning_rate=lr, epsilon=config.adam_eps)
-            if config.optimizer == "adam"
-            else TorchRMSprop(
-                learning_rate=lr,
-                rho=config.rmsprop_alpha,
-                epsilon=config.rmsprop_eps,
-            ),
+            config.precision, nets.build_optimizer(config)
         )
         self.optimizer.build(nets.parameters(self.model))
         # differs: torch runs eagerly; TF traces the whole update (every epoch and

@@ -24,6 +24,8 @@ from rlkit.algos.actor_critic.config import (
     Batch,
     initial_weights,
 )
+from rlkit.algos.keras_adam import TorchAdam
+from rlkit.algos.keras_rmsprop import TorchRMSprop
 from rlkit.checkpoints import write_keras_checkpoint
 from rlkit.contracts import TensorContract
 from rlkit.encoders import ImageSpec
@@ -161,6 +163,20 @@ def parameters(model: ActorCriticModel) -> list[tf.Variable]:
         *model.critic.trainable_variables,
         *log_std,
     ]
+
+
+def build_optimizer(config: ActorCriticConfig) -> TorchAdam | TorchRMSprop:
+    """The update's optimizer (``config.optimizer``): Adam, or RMSprop as SB3's A2C
+    steps."""
+    # differs: Keras' own Adam and RMSprop place epsilon differently from torch's;
+    # TorchAdam and TorchRMSprop take torch's steps. The learner builds it for the
+    # model's variables (after fp16's loss scaling wraps it); torch's takes them here
+    lr = config.learning_rate
+    if config.optimizer == "adam":
+        return TorchAdam(learning_rate=lr, epsilon=config.adam_eps)
+    return TorchRMSprop(
+        learning_rate=lr, rho=config.rmsprop_alpha, epsilon=config.rmsprop_eps
+    )
 
 
 def actor_outputs(model: ActorCriticModel, obs):

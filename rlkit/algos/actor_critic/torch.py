@@ -23,6 +23,8 @@ from rlkit.algos.actor_critic.config import (
     Batch,
     initial_weights,
 )
+from rlkit.algos.torch_adam import FusedAdam
+from rlkit.algos.torch_rmsprop import ForeachRMSprop
 from rlkit.checkpoints import read_torch_checkpoint, write_torch_checkpoint
 from rlkit.contracts import TensorContract
 from rlkit.encoders import ImageSpec
@@ -116,6 +118,22 @@ def parameters(model: ActorCriticModel) -> list[nn.Parameter]:
     order."""
     log_std = [] if model.log_std is None else [model.log_std]
     return [*model.actor.parameters(), *model.critic.parameters(), *log_std]
+
+
+def build_optimizer(
+    model: ActorCriticModel, config: ActorCriticConfig
+) -> FusedAdam | ForeachRMSprop:
+    """The update's optimizer (``config.optimizer``): Adam, or RMSprop as SB3's A2C
+    steps. torch.optim's kernels without torch.optim's wrappers (torch_adam.py: no
+    torch._dynamo import)."""
+    # differs: Keras' own Adam and RMSprop place epsilon differently; tf.py uses
+    # torch's formulas (keras_adam.py, keras_rmsprop.py)
+    params, lr = parameters(model), config.learning_rate
+    if config.optimizer == "adam":
+        return FusedAdam(params, lr=lr, eps=config.adam_eps)
+    return ForeachRMSprop(
+        params, lr=lr, alpha=config.rmsprop_alpha, eps=config.rmsprop_eps
+    )
 
 
 def actor_outputs(model: ActorCriticModel, obs):

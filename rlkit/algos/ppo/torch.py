@@ -23,9 +23,7 @@ from rlkit.algos.actor_critic.config import (
     Batch,
     actor_critic_contract,
 )
-from rlkit.algos.torch_adam import FusedAdam
 from rlkit.algos.torch_clip import clip_by_global_norm_
-from rlkit.algos.torch_rmsprop import ForeachRMSprop
 from rlkit.encoders import ImageSpec
 from rlkit.hardware import configure_torch, resolve_device
 from rlkit.learner_state import TrainingState
@@ -66,17 +64,7 @@ class Learner(TrainingState):
         )
         self.actor, self.critic = self.model.actor, self.model.critic
         self.log_std = self.model.log_std
-        # differs: Keras' own Adam and RMSprop place epsilon differently; tf.py uses
-        # torch's formulas (keras_adam.py, keras_rmsprop.py), here torch.optim's
-        # kernels without torch.optim's wrappers (torch_adam.py: no torch._dynamo)
-        params, lr = nets.parameters(self.model), config.learning_rate
-        self.optimizer = (
-            FusedAdam(params, lr=lr, eps=config.adam_eps)
-            if config.optimizer == "adam"
-            else ForeachRMSprop(
-                params, lr=lr, alpha=config.rmsprop_alpha, eps=config.rmsprop_eps
-            )
-        )
+        self.optimizer = nets.build_optimizer(self.model, config)
         # fp16's dynamic loss scaling; a pass-through at fp32 and bf16
         # (rlkit/precision.py)
         self.scaler = parts.loss_scaler(config.precision, self.device)
