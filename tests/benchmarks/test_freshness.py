@@ -255,6 +255,8 @@ UNCHANGED_BY: dict[str, str] = {
     "that chose it); no other file trains A2C on CartPole at its defaults (loss_reduction pins the class's)",
     "a9703b5": "the optimizer fields move to ActorCriticConfig and PPO's twins build the optimizer as A2C's (Adam "
     "by default): tools/weights_fingerprint.py gave the same 34 fingerprints at 0a57df3 and a9703b5",
+    "e8684ec": "the optimizer built by one function per framework, the torch optimizers' prologue shared: the same "
+    "34 fingerprints as at 0a57df3 (tools/weights_fingerprint.py)",
 }
 
 
