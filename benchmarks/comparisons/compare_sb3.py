@@ -285,7 +285,7 @@ def _record(algo, env_id, library, framework, seed, curve: Curve, steps: int, lo
 # ------------------------------------------------------------------------------------------------ summaries
 
 
-def _median_with_unsolved(values: list[float | None]) -> float | None:
+def median_with_unsolved(values: list[float | None]) -> float | None:
     """Median counting an unsolved run as slower than every solved one; None when half or more never solved."""
     ordered = sorted(np.inf if v is None else v for v in values)
     median = float(np.median(ordered))
@@ -305,9 +305,9 @@ def summarize(runs: list[dict]) -> list[dict]:
             "algo": algo, "env": env_id, "library": library, "framework": framework, "seeds": len(group),
             "solved": sum(r["solved_at_step"] is not None for r in group),
             "final_return_iqm_ci": iqm_ci(final),
-            "median_steps_to_solve": _median_with_unsolved([r["solved_at_step"] for r in group]),
-            "median_cpu_s_to_solve": _median_with_unsolved([r["solved_cpu_s"] for r in group]),
-            "median_wall_s_to_solve": _median_with_unsolved([r["solved_wall_s"] for r in group]),
+            "median_steps_to_solve": median_with_unsolved([r["solved_at_step"] for r in group]),
+            "median_cpu_s_to_solve": median_with_unsolved([r["solved_cpu_s"] for r in group]),
+            "median_wall_s_to_solve": median_with_unsolved([r["solved_wall_s"] for r in group]),
             "median_cpu_s_total": float(np.median([r["cpu_s"] for r in group])),
             "median_wall_s_total": float(np.median([r["wall_s"] for r in group])),
             "budget_steps": int(max(r["steps"] for r in group)),

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks._results_file import sweep_main
+from benchmarks.comparisons.compare_sb3 import median_with_unsolved, run_sb3
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "sb3_a2c_optimizer.json"
 OPTIMIZERS = ("rmsprop", "adam", "adam_no_momentum")
@@ -52,8 +53,6 @@ def run_one(task: tuple[str, int, int]) -> dict:
     """One (optimiser, seed) run: every evaluation's mean return, and the first that solved."""
     import torch
 
-    from benchmarks.comparisons.compare_sb3 import run_sb3
-
     torch.set_num_threads(1)
     optimizer, seed, steps = task
     start = time.process_time()
@@ -77,12 +76,12 @@ def markdown_table(document: dict) -> str:
         runs = [run for run in document["runs"] if run["optimizer"] == optimizer]
         if not runs:
             continue
-        firsts = sorted(run["first_solved_at"] or np.inf for run in runs)
-        median = np.median(firsts)
-        early = sum(first <= 10_000 for first in firsts)
+        firsts = [run["first_solved_at"] for run in runs]
+        median = median_with_unsolved(firsts)
+        early = sum(first is not None and first <= 10_000 for first in firsts)
         cells = [
-            optimizer, str(len(runs)), "unsolved" if np.isinf(median) else f"{median:,.0f}", f"{early} of {len(runs)}",
-            str(sum(np.isinf(firsts))), f"{np.median([run['eval_returns'][0] for run in runs]):.0f}",
+            optimizer, str(len(runs)), "unsolved" if median is None else f"{median:,.0f}", f"{early} of {len(runs)}",
+            str(firsts.count(None)), f"{np.median([run['eval_returns'][0] for run in runs]):.0f}",
         ]  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

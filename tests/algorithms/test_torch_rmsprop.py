@@ -10,13 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from rlkit.algos.torch_rmsprop import ForeachRMSprop  # noqa: E402
-
-
-def twin_parameters(seed: int = 0) -> tuple[list, list]:
-    """Two copies of a small MLP's parameters (a matrix, a vector, a scalar)."""
-    generator = torch.Generator().manual_seed(seed)
-    values = [torch.randn(shape, generator=generator) for shape in [(16, 8), (16,), ()]]
-    return [torch.nn.Parameter(v.clone()) for v in values], [torch.nn.Parameter(v.clone()) for v in values]
+from tests.algorithms.test_torch_adam import twin_parameters  # noqa: E402  (a matrix, a vector, a scalar)
 
 
 def gradients(params, step: int, generator) -> list:

@@ -80,8 +80,8 @@ def test_a_run_is_solved_at_its_first_evaluation_at_or_above_the_threshold():
 
 
 def test_median_time_to_solve_counts_unsolved_runs_as_slowest():
-    assert compare_sb3._median_with_unsolved([3.0, None, 1.0]) == 3.0
-    assert compare_sb3._median_with_unsolved([3.0, None, None]) is None
+    assert compare_sb3.median_with_unsolved([3.0, None, 1.0]) == 3.0
+    assert compare_sb3.median_with_unsolved([3.0, None, None]) is None
 
 
 def _run(algo: str, library: str, framework: str, seed: int = 0, env_id: str = "CartPole-v1") -> dict:
