@@ -257,6 +257,8 @@ UNCHANGED_BY: dict[str, str] = {
     "by default): tools/weights_fingerprint.py gave the same 34 fingerprints at 0a57df3 and a9703b5",
     "e8684ec": "the optimizer built by one function per framework, the torch optimizers' prologue shared: the same "
     "34 fingerprints as at 0a57df3 (tools/weights_fingerprint.py)",
+    "bec62b0": "compare_sb3's median helper renamed public and reused by sb3_a2c_optimizer's table (the same table: "
+    "its test against RESULTS.md passes); no run changed",
 }
 
 
