@@ -295,6 +295,12 @@ def _rms_prop_eps(value: Any, entry: Entry) -> dict[str, Any]:
     return {"rmsprop_eps": _number(value, "a number (RMSprop's epsilon)")}
 
 
+def _vf_coef(value: Any, entry: Entry) -> dict[str, Any]:
+    """The value loss's weight, doubled: SB3 weighs the mean squared error of the values, rlkit (as CleanRL)
+    half of it, so SB3's ``vf_coef: 0.5`` gives the critic the gradient of rlkit's ``vf_coef=1.0``."""
+    return {"vf_coef": 2 * _number(value, "a number (the value loss's weight)")}
+
+
 def _off(what: str) -> Callable[[Any, Entry], dict[str, Any]]:
     """A switch rlkit supports only off (``optimize_memory_usage: false``)."""
 
@@ -504,7 +510,7 @@ KEYS: dict[str, Key] = {
     "learning_rate": Key(ANY, _learning_rate),
     "gae_lambda": Key(ON_POLICY, _same("gae_lambda")),
     "ent_coef": Key(ON_POLICY | {"SAC"}, _ent_coef),
-    "vf_coef": Key(ON_POLICY, _same("vf_coef")),
+    "vf_coef": Key(ON_POLICY, _vf_coef),
     "max_grad_norm": Key(ON_POLICY | {"DQN"}, _same("max_grad_norm")),
     "target_kl": Key(frozenset({"PPO"}), _same("target_kl")),
     "normalize_advantage": Key(ON_POLICY, _same("normalize_advantages")),

@@ -190,8 +190,9 @@ def test_ppos_minibatch_size_becomes_a_number_of_minibatches():
 
 
 def test_rollout_keys_of_the_actor_critics():
+    # vf_coef doubles: SB3 weighs the values' squared error, rlkit half of it
     assert zoo("ppo", n_epochs=4, gae_lambda=0.9, ent_coef=0.01, vf_coef=0.4, max_grad_norm=0.8, target_kl=0.02) == {
-        "epochs": 4, "gae_lambda": 0.9, "ent_coef": 0.01, "vf_coef": 0.4, "max_grad_norm": 0.8, "target_kl": 0.02,
+        "epochs": 4, "gae_lambda": 0.9, "ent_coef": 0.01, "vf_coef": 0.8, "max_grad_norm": 0.8, "target_kl": 0.02,
     }  # fmt: skip
     adam = {"normalize_advantages": True, "optimizer": "adam"}
     assert zoo("a2c", normalize_advantage=True, use_rms_prop=False) == adam
