@@ -149,12 +149,14 @@ def test_results_md_and_readme_show_the_tables_of_the_committed_results_file():
     assert short in (ROOT / "README.md").read_text(), "re-paste `compare_sb3.py --table readme`"
 
 
-def test_results_md_shows_the_ten_seed_steps_table_of_the_two_committed_files():
-    files = (compare_sb3.RESULTS, compare_sb3.RESULTS.with_name("compare_sb3_seeds_5_9.json"))
+def test_results_md_shows_the_ten_seed_steps_table_of_the_three_committed_files():
+    more = ("compare_sb3_seeds_5_9.json", "compare_sb3_ppo_cartpole_seeds_10_29.json")
+    files = (compare_sb3.RESULTS, *(compare_sb3.RESULTS.with_name(name) for name in more))
     runs = [run for path in files for run in json.loads(path.read_text())["runs"]]
     table = compare_sb3.steps_table(runs)
     assert table in (ROOT / "benchmarks" / "RESULTS.md").read_text(), "re-paste `compare_sb3.py --table steps`"
     assert "| PPO, Pendulum-v1 | 20,480 (10 seeds, 0 ended below) |" in table  # the joined seeds, counted
+    assert "| PPO, CartPole-v1 | 17,664 (30 seeds, 0 ended below) |" in table
 
 
 def test_the_steps_table_joins_seeds_and_counts_endings_below_and_runs_never_solved():

@@ -35,6 +35,8 @@ MEASURED_CODE: dict[str, tuple[str, ...]] = {
     "compare_sb3.json": (*LIBRARY, "benchmarks/comparisons/compare_sb3.py"),
     # seeds 5-9 of the on-policy pairs, by the same script (issue 33's steps to solve over ten seeds)
     "compare_sb3_seeds_5_9.json": (*LIBRARY, "benchmarks/comparisons/compare_sb3.py"),
+    # seeds 10-29 of PPO on CartPole, by the same script (its steps to solve over thirty seeds)
+    "compare_sb3_ppo_cartpole_seeds_10_29.json": (*LIBRARY, "benchmarks/comparisons/compare_sb3.py"),
     # SB3's A2C with three optimisers (no rlkit learner): the script, the SB3 runner and evaluation it calls
     "sb3_a2c_optimizer.json": (
         "benchmarks/comparisons/sb3_a2c_optimizer.py", "benchmarks/comparisons/compare_sb3.py", "rlkit/evaluate.py"
@@ -259,6 +261,11 @@ UNCHANGED_BY: dict[str, str] = {
     "34 fingerprints as at 0a57df3 (tools/weights_fingerprint.py)",
     "bec62b0": "compare_sb3's median helper renamed public and reused by sb3_a2c_optimizer's table (the same table: "
     "its test against RESULTS.md passes); no run changed",
+    "612f409": "PPO's CartPole default takes SB3's settings whole (env_defaults and its budget; every other task "
+    "unchanged): the runs it changes, PPO CartPole's of endings.json, precision_bf16.json, clip_range.json and the "
+    "rlkit runs of compare_sb3.json, compare_sb3_seeds_5_9.json and compare_sb3_ppo_cartpole_seeds_10_29.json, "
+    "were re-measured at it; litert.json's runs pin the settings they were measured with (benchmarks/costs/"
+    "litert.py); no other file trains PPO on CartPole at its defaults",
 }
 
 
