@@ -266,6 +266,8 @@ UNCHANGED_BY: dict[str, str] = {
     "rlkit runs of compare_sb3.json, compare_sb3_seeds_5_9.json and compare_sb3_ppo_cartpole_seeds_10_29.json, "
     "were re-measured at it; litert.json's runs pin the settings they were measured with (benchmarks/costs/"
     "litert.py); no other file trains PPO on CartPole at its defaults",
+    "dd33507": "litert.py's MEASURED_WITH pins PPO's CartPole settings of its measurement (44262c9: vf_coef 0.5, "
+    "Adam epsilon 1e-8, 60,000 steps, no entropy bonus), the default it replaces; no run changed",
 }
 
 
