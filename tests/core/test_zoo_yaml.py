@@ -80,10 +80,17 @@ def test_every_zoo_entry_builds_a_config_or_is_refused_naming_its_keys(algo, env
 
 
 def test_ppo_on_cartpole_from_the_zoo_is_rlkits_default():
-    """rlkit's PPO defaults are the zoo's tuned CartPole entry: linear decays, 8 x 32 rollouts, one minibatch."""
+    """rlkit's PPO defaults are the zoo's tuned CartPole entry: linear decays, 8 x 32 rollouts, one minibatch, no
+    entropy bonus, the zoo's budget. CartPole's own defaults add what SB3 sets outside the entry (its value-loss
+    weight, its Adam epsilon), so the entry read onto them changes nothing either."""
+    from rlkit.algos.ppo.agent import DEFAULT_TOTAL_STEPS
+
     settings = load_yaml(ZOO / "ppo.yml", "CartPole-v1", "ppo")
-    assert settings.pop("total_steps") == 100_000
-    assert config_class("ppo").for_env("CartPole-v1", **settings) == config_class("ppo")()
+    assert settings.pop("total_steps") == DEFAULT_TOTAL_STEPS["CartPole-v1"] == 100_000
+    assert config_class("ppo")(**settings) == config_class("ppo")()
+    cartpole = config_class("ppo").for_env("CartPole-v1")
+    assert config_class("ppo").for_env("CartPole-v1", **settings) == cartpole
+    assert (cartpole.vf_coef, cartpole.adam_eps) == (1.0, 1e-5)  # SB3's weight in rlkit's unit, SB3's epsilon
 
 
 def test_dqn_td3_ddpg_and_sac_entries_translate_key_by_key():
